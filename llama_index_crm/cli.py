@@ -1,0 +1,130 @@
+"""``crm-rag``: build an index from a CIDOC-CRM graph, look at it, ask it questions."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from llama_index_crm.build.builder import CHUNK_SIZE, peak_rss_mb
+from llama_index_crm.build.folder import (
+    MANIFEST,
+    build_structure,
+    replace_folder,
+    work_dir_for,
+    write_manifest,
+)
+from llama_index_crm.errors import CrmError
+from llama_index_crm.sources import open_source
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    """``crm-rag build SOURCE... --out DIR``."""
+    from tqdm import tqdm
+
+    out = Path(args.out).resolve()
+    work = work_dir_for(out)
+    if args.resume and not work.exists():
+        print(f"Nothing to resume: {work} does not exist; building from the start.",
+              file=sys.stderr)
+    source = open_source(args.sources, endpoint=args.endpoint)
+    started = time.perf_counter()
+    bar = tqdm(total=None, unit="entities", desc="build", disable=args.quiet,
+               dynamic_ncols=True)
+    chunk_started = [time.perf_counter(), 0]
+
+    def on_chunk(done: int, total: int) -> None:
+        now = time.perf_counter()
+        rate = (done - chunk_started[1]) / max(now - chunk_started[0], 1e-9)
+        chunk_started[0], chunk_started[1] = now, done
+        bar.total = total
+        bar.update(done - bar.n)
+        bar.set_postfix(chunk_rate=f"{rate:,.0f}/s")
+
+    try:
+        docs, _, stats = build_structure(
+            source, work, resume=args.resume, chunk_size=args.chunk_size, on_chunk=on_chunk
+        )
+    finally:
+        bar.close()
+        source.close()
+    write_manifest(work, source.describe(), stats)
+    replace_folder(work, out)
+    seconds = time.perf_counter() - started
+    summary = {
+        "entities": stats.entities,
+        "documents": stats.documents,
+        "satellites absorbed": stats.satellites_absorbed,
+        "uncategorised": stats.uncategorised,
+        "documents chained": stats.documents_chained,
+        "triples archived": stats.triples_archived,
+        "seconds": round(seconds, 1),
+        "peak memory (MB)": round(peak_rss_mb()),
+    }
+    width = max(map(len, summary))
+    print(f"Built {out}")
+    for key, value in summary.items():
+        print(f"  {key:<{width}}  {value:,}" if isinstance(value, int) else
+              f"  {key:<{width}}  {value}")
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    """``crm-rag stats DIR``: the manifest of a built folder."""
+    path = Path(args.index) / MANIFEST
+    if not path.exists():
+        raise CrmError(f"{args.index} is not a built index (no {MANIFEST}). "
+                       "Build one with: crm-rag build FILES... --out DIR")
+    print(json.dumps(json.loads(path.read_text()), indent=1, ensure_ascii=False))
+    return 0
+
+
+def make_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``crm-rag``."""
+    parser = argparse.ArgumentParser(prog="crm-rag", description=__doc__)
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress details")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    build = sub.add_parser("build", help="build documents and triple store from a graph")
+    build.add_argument("sources", nargs="*", help="RDF files or folders (.ttl .nt .nq .trig "
+                       ".rdf .jsonld, .zip/.gz archives of those)")
+    build.add_argument("--endpoint", help="read from this SPARQL endpoint instead of files")
+    build.add_argument("--out", required=True, help="folder to write (replaced atomically)")
+    build.add_argument("--resume", action="store_true",
+                       help="continue an interrupted build from its last completed chunk")
+    build.add_argument("--chunk-size", type=int, default=CHUNK_SIZE)
+    build.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    build.set_defaults(func=cmd_build)
+
+    stats = sub.add_parser("stats", help="print the manifest of a built folder")
+    stats.add_argument("index")
+    stats.set_defaults(func=cmd_stats)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``crm-rag``; errors become one clear line and exit code 1."""
+    parser = make_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    if args.command == "build" and not args.sources and not args.endpoint:
+        parser.error("give RDF files or --endpoint URL")
+    try:
+        code: int = args.func(args)
+        return code
+    except CrmError as exc:
+        print(f"crm-rag: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("crm-rag: interrupted; the previous output folder is untouched "
+              "(run again with --resume to continue a build)", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,399 @@
+"""The integer-encoded triple index used at query time.
+
+:class:`TripleStore` loads ``triples.parquet`` (see :mod:`.triple_writer`) into numpy:
+every distinct term (subject, predicate or encoded object) gets an ``int32`` id, its rank
+in byte order, so ids sort like the strings they stand for. Triples are three id arrays
+sorted by subject, with CSR offsets by subject and an object-sorted copy of the predicate
+and subject columns with CSR offsets by object: both adjacency look-ups are slices
+(O(degree)), about 20 bytes a triple plus 17 a term. The strings stay in Arrow buffers
+(:class:`TermDictionary`, one label column); no Python object exists per triple.
+
+>>> store = TripleStore.from_triples(
+...     [Triple("ex:a", "ex:p", "ex:b"), Triple("ex:b", "ex:q", "ex:a")]
+... )
+>>> store.neighbours("ex:a"), store.degree("ex:a"), len(store)
+(['ex:b'], 2, 2)
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from llama_index_crm.errors import IndexFormatError
+from llama_index_crm.rdf import Literal, Triple, decode_object, encode_object
+from llama_index_crm.storage.triple_writer import (
+    COLUMNS,
+    FORMAT_KEY,
+    ROW_GROUP_SIZE,
+    TRIPLE_SCHEMA,
+    TRIPLES_FORMAT,
+    HashSet,
+    TripleRow,
+    dedup_batches,
+)
+
+SUBJECTS_BATCH = 10_000
+"""Subjects decoded at a time by :meth:`TripleStore.subjects`."""
+
+SMALL_TAKE = 256
+"""Up to this many ids, :meth:`TermDictionary.take` decodes in Python (no Arrow call)."""
+
+REBUILD_HINT = "Rebuild the index with `crm-rag build`."
+
+
+class TermDictionary:
+    """Distinct terms in byte order; a term's id is its position.
+
+    The strings live in one Arrow ``large_string`` array; :meth:`id_of` is a binary search
+    over its buffers, so the dictionary costs the string bytes plus 8 bytes a term.
+
+    Args:
+        terms: Distinct, non-null strings sorted in byte order.
+    """
+
+    def __init__(self, terms: pa.Array) -> None:
+        self._array = terms.cast(pa.large_string())
+        _, offsets, data = self._array.buffers()
+        start = self._array.offset
+        self._offsets = (
+            np.frombuffer(offsets, dtype=np.int64)[start : start + len(terms) + 1]
+            if offsets is not None
+            else np.zeros(1, dtype=np.int64)
+        )
+        self._data = memoryview(data) if data is not None else memoryview(b"")
+        self.is_literal: np.ndarray = pc.starts_with(self._array, '"').to_numpy(
+            zero_copy_only=False
+        )
+        """Boolean per id: whether the term is an encoded literal."""
+
+    def __len__(self) -> int:
+        return len(self._array)
+
+    @property
+    def array(self) -> pa.Array:
+        """The terms as an Arrow ``large_string`` array."""
+        return self._array
+
+    def _bytes(self, term_id: int) -> bytes:
+        return bytes(self._data[self._offsets[term_id] : self._offsets[term_id + 1]])
+
+    def id_of(self, term: str) -> int | None:
+        """The id of ``term``, or ``None`` when it does not occur."""
+        key = term.encode()
+        pos = bisect.bisect_left(range(len(self)), key, key=self._bytes)
+        return pos if pos < len(self) and self._bytes(pos) == key else None
+
+    def term(self, term_id: int) -> str:
+        """The string of ``term_id``."""
+        if not 0 <= term_id < len(self):
+            raise IndexError(f"term id {term_id} out of range")
+        return self._bytes(term_id).decode()
+
+    def take(self, ids: np.ndarray | Sequence[int]) -> list[str]:
+        """The strings of several ids, in order."""
+        if len(ids) <= SMALL_TAKE:
+            data, offsets = self._data, self._offsets
+            return [str(data[offsets[i] : offsets[i + 1]], "utf-8") for i in ids]
+        return [str(t) for t in self._array.take(pa.array(ids, pa.int64())).to_pylist()]
+
+    def nbytes(self) -> int:
+        """Bytes of the string data and its offsets."""
+        return int(self._offsets.nbytes + (self._offsets[-1] - self._offsets[0]))
+
+
+def _dictionary(column: pa.ChunkedArray) -> tuple[pa.Array, np.ndarray]:
+    """A string column as (dictionary, int32 codes), whether or not read dictionary-encoded."""
+    if not pa.types.is_dictionary(column.type):
+        column = pc.dictionary_encode(column)
+    column = column.unify_dictionaries()
+    if column.num_chunks == 0:
+        return pa.array([], pa.large_string()), np.zeros(0, np.int32)
+    codes = [chunk.indices.to_numpy(zero_copy_only=False) for chunk in column.chunks]
+    dictionary = column.chunk(0).dictionary.cast(pa.large_string())
+    return dictionary, np.concatenate(codes).astype(np.int32, copy=False)
+
+
+def _recode(dictionary: pa.Array, codes: np.ndarray, into: pa.Array) -> np.ndarray:
+    """Codes into ``dictionary`` rewritten as positions in ``into`` (a superset)."""
+    mapping = pc.index_in(dictionary, value_set=into).to_numpy(zero_copy_only=False)
+    return mapping.astype(np.int32)[codes]
+
+
+def _encode(table: pa.Table) -> tuple[TermDictionary, list[np.ndarray], pa.Array]:
+    """Term dictionary, ``[s, p, o]`` id arrays and one label per term for an archive table."""
+    term_dicts, term_codes = zip(
+        *(_dictionary(table.column(c)) for c in ("s", "p", "o")), strict=True
+    )
+    distinct = pc.unique(pa.concat_arrays(list(term_dicts)))
+    terms = distinct.take(pc.sort_indices(distinct))
+    ids = [_recode(d, c, terms) for d, c in zip(term_dicts, term_codes, strict=True)]
+
+    label_dicts, label_codes = zip(
+        *(_dictionary(table.column(c)) for c in ("s_label", "p_label", "o_label")),
+        strict=True,
+    )
+    label_values = pc.unique(pa.concat_arrays([*label_dicts, pa.array([""], pa.large_string())]))
+    codes = [_recode(d, c, label_values) for d, c in zip(label_dicts, label_codes, strict=True)]
+    empty = label_values.index("").as_py()
+    keep = [code != empty for code in codes]
+    term_ids = np.concatenate([i[k] for i, k in zip(ids, keep, strict=True)])
+    label_ids = np.concatenate([c[k] for c, k in zip(codes, keep, strict=True)])
+    labelled, first = np.unique(term_ids, return_index=True)
+    per_term = np.full(len(terms), -1, dtype=np.int64)
+    per_term[labelled] = label_ids[first]
+    labels = label_values.take(pa.array(per_term, mask=per_term < 0))
+    return TermDictionary(terms), ids, labels
+
+
+def _as_row(row: Triple | TripleRow) -> TripleRow:
+    if len(row) == 6:
+        return row
+    s, p, o = row
+    return (s, "", p, "", o, "")
+
+
+def _csr(keys: np.ndarray, n_terms: int) -> np.ndarray:
+    offsets = np.zeros(n_terms + 1, dtype=np.int64)
+    np.cumsum(np.bincount(keys, minlength=n_terms), out=offsets[1:])
+    return offsets
+
+
+class TripleStore:
+    """Triples of one graph, dictionary-encoded, with O(degree) adjacency by subject and object.
+
+    Build one with :meth:`load` (a ``triples.parquet`` archive), :meth:`from_table` or
+    :meth:`from_triples`; all three share one encoding path.
+
+    Args:
+        table: An archive table with the six columns of ``TRIPLE_SCHEMA`` (dictionary-encoded
+            columns are accepted).
+        path: The archive file ``table`` was read from, if any.
+    """
+
+    def __init__(self, table: pa.Table, path: str | Path | None = None) -> None:
+        self.path = None if path is None else Path(path)
+        """The archive this store was loaded from (``None`` when built in memory)."""
+        self._terms, (s, p, o), self._labels = _encode(table)
+        order = np.lexsort((o, p, s))
+        self.s_ids: np.ndarray = s[order]
+        """Subject ids, sorted by subject (then predicate, then object)."""
+        self.p_ids: np.ndarray = p[order]
+        """Predicate ids aligned with :attr:`s_ids`."""
+        self.o_ids: np.ndarray = o[order]
+        """Object ids aligned with :attr:`s_ids`."""
+        by_object = np.argsort(self.o_ids, kind="stable")
+        self._in_p = self.p_ids[by_object]
+        self._in_s = self.s_ids[by_object]
+        self._out_offsets = _csr(self.s_ids, len(self._terms))
+        self._in_offsets = _csr(self.o_ids, len(self._terms))
+
+    # ----- construction -----------------------------------------------------------------
+    @classmethod
+    def from_table(cls, table: pa.Table) -> TripleStore:
+        """A store over an archive table already in memory."""
+        return cls(table)
+
+    @classmethod
+    def from_triples(cls, rows: Iterable[Triple | TripleRow]) -> TripleStore:
+        """A small in-memory store (tests, candidate pools), deduplicated like the archive.
+
+        Args:
+            rows: :class:`Triple` values (no labels) or ``(s, s_label, p, p_label, o,
+                o_label)`` rows as given to :class:`TripleWriter`.
+        """
+        batches = list(dedup_batches(map(_as_row, rows), HashSet()))
+        return cls(pa.concat_tables(batches) if batches else TRIPLE_SCHEMA.empty_table())
+
+    @classmethod
+    def load(cls, path: str | Path, fs: Any | None = None) -> TripleStore:
+        """Load a ``triples.parquet`` archive written by :class:`TripleWriter`.
+
+        Args:
+            path: The archive file.
+            fs: An fsspec or pyarrow filesystem; the local one when ``None``.
+
+        Raises:
+            IndexFormatError: The file is missing, unreadable or not a triple archive.
+        """
+        if fs is None and not Path(path).is_file():
+            raise IndexFormatError(f"Triple archive {path} is missing. {REBUILD_HINT}")
+        try:
+            table = pq.read_table(
+                str(path),
+                columns=list(COLUMNS),
+                read_dictionary=list(COLUMNS),
+                filesystem=fs,
+            )
+        except (pa.ArrowException, OSError, ValueError, KeyError) as exc:
+            raise IndexFormatError(
+                f"Cannot read triple archive {path}: {exc}. {REBUILD_HINT}"
+            ) from exc
+        found = (table.schema.metadata or {}).get(FORMAT_KEY)
+        if found != TRIPLES_FORMAT:
+            raise IndexFormatError(
+                f"{path} is not a {TRIPLES_FORMAT.decode()} archive (format {found!r}). "
+                + REBUILD_HINT
+            )
+        return cls(table, path=path)
+
+    def to_parquet(self, where: str | Path | BinaryIO, fs: Any | None = None) -> None:
+        """Write the store back to a ``triples.parquet`` archive (labels included).
+
+        Args:
+            where: A path or a binary file object.
+            fs: An fsspec or pyarrow filesystem for a path; the local one when ``None``.
+        """
+        sink = str(where) if isinstance(where, Path) else where
+        with pq.ParquetWriter(sink, TRIPLE_SCHEMA, compression="zstd", filesystem=fs) as writer:
+            for start in range(0, len(self), ROW_GROUP_SIZE):
+                sl = slice(start, start + ROW_GROUP_SIZE)
+                arrays = []
+                for ids in (self.s_ids[sl], self.p_ids[sl], self.o_ids[sl]):
+                    index = pa.array(ids)
+                    arrays.append(self._terms.array.take(index).cast(pa.string()))
+                    arrays.append(self._labels.take(index).fill_null("").cast(pa.string()))
+                writer.write_table(pa.Table.from_arrays(arrays, schema=TRIPLE_SCHEMA))
+
+    # ----- id level ---------------------------------------------------------------------
+    def id_of(self, term: str) -> int | None:
+        """The id of a term (IRI, blank node or encoded literal), ``None`` if absent."""
+        return self._terms.id_of(term)
+
+    def term(self, term_id: int) -> str:
+        """The string (encoded, for a literal) of a term id."""
+        return self._terms.term(term_id)
+
+    def out_ids(self, term_id: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(p_ids, o_ids)`` of the triples whose subject is ``term_id`` (numpy views)."""
+        start, end = self._out_offsets[term_id], self._out_offsets[term_id + 1]
+        return self.p_ids[start:end], self.o_ids[start:end]
+
+    def in_ids(self, term_id: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(p_ids, s_ids)`` of the triples whose object is ``term_id`` (numpy views)."""
+        start, end = self._in_offsets[term_id], self._in_offsets[term_id + 1]
+        return self._in_p[start:end], self._in_s[start:end]
+
+    def neighbour_ids(self, term_id: int) -> np.ndarray:
+        """Sorted distinct ids of the nodes linked to ``term_id`` either way (no literals)."""
+        ids = np.unique(np.concatenate([self.out_ids(term_id)[1], self.in_ids(term_id)[1]]))
+        return ids[~self._terms.is_literal[ids] & (ids != term_id)]
+
+    @property
+    def is_literal(self) -> np.ndarray:
+        """Boolean per term id: whether the term is a literal."""
+        return self._terms.is_literal
+
+    # ----- string level -----------------------------------------------------------------
+    def outgoing(self, uri: str) -> list[tuple[str, str | Literal]]:
+        """``(p, o)`` of the triples whose subject is ``uri``, objects decoded."""
+        term_id = self.id_of(uri)
+        return [] if term_id is None else self._outgoing(term_id)
+
+    def incoming(self, uri: str) -> list[tuple[str, str]]:
+        """``(s, p)`` of the triples whose object is ``uri``."""
+        term_id = self.id_of(uri)
+        return [] if term_id is None else self._incoming(term_id)
+
+    def triples_of(self, uri: str) -> list[Triple]:
+        """Every triple with ``uri`` as subject or object (outgoing first, each once)."""
+        term_id = self.id_of(uri)
+        if term_id is None:
+            return []
+        out = [Triple(uri, p, o) for p, o in self._outgoing(term_id)]
+        return out + [Triple(s, p, uri) for s, p in self._incoming(term_id) if s != uri]
+
+    def _outgoing(self, term_id: int) -> list[tuple[str, str | Literal]]:
+        p_ids, o_ids = self.out_ids(term_id)
+        strings = self._terms.take(np.concatenate([p_ids, o_ids]))
+        n = len(p_ids)
+        return [(p, decode_object(o)) for p, o in zip(strings[:n], strings[n:], strict=True)]
+
+    def _incoming(self, term_id: int) -> list[tuple[str, str]]:
+        p_ids, s_ids = self.in_ids(term_id)
+        strings = self._terms.take(np.concatenate([s_ids, p_ids]))
+        n = len(s_ids)
+        return list(zip(strings[:n], strings[n:], strict=True))
+
+    def neighbours(self, uri: str) -> list[str]:
+        """Distinct nodes linked to ``uri`` either way, literals and ``uri`` excluded, sorted."""
+        term_id = self.id_of(uri)
+        return [] if term_id is None else self._terms.take(self.neighbour_ids(term_id))
+
+    def degree(self, uri: str) -> int:
+        """Number of triples with ``uri`` as subject or object (a self-loop counts once)."""
+        term_id = self.id_of(uri)
+        if term_id is None:
+            return 0
+        out_o = self.out_ids(term_id)[1]
+        n_in = int(self._in_offsets[term_id + 1] - self._in_offsets[term_id])
+        return len(out_o) + n_in - int(np.count_nonzero(out_o == term_id))
+
+    def label(self, term: str) -> str | None:
+        """A term's label: the one stored with it, else a literal's value, else ``None``."""
+        term_id = self.id_of(term)
+        stored = self.label_of(term_id) if term_id is not None else None
+        if stored is None and term.startswith('"'):
+            decoded = decode_object(term)
+            return decoded.value if isinstance(decoded, Literal) else None
+        return stored
+
+    def label_of(self, term_id: int) -> str | None:
+        """The label stored for a term id (``None`` when none was written)."""
+        value = self._labels[term_id].as_py()
+        return str(value) if value else None
+
+    def subjects(self) -> Iterator[str]:
+        """Every distinct subject, in byte order."""
+        ids = np.flatnonzero(np.diff(self._out_offsets))
+        for start in range(0, len(ids), SUBJECTS_BATCH):
+            yield from self._terms.take(ids[start : start + SUBJECTS_BATCH])
+
+    def __contains__(self, item: object) -> bool:
+        """``term in store`` (a node or :class:`Literal` occurs anywhere) or
+        ``Triple(s, p, o) in store``."""
+        if isinstance(item, str | Literal):
+            return self.id_of(encode_object(item)) is not None
+        if isinstance(item, tuple) and len(item) == 3:
+            s, p, o = (self.id_of(t if isinstance(t, str) else encode_object(t)) for t in item)
+            if s is None or p is None or o is None:
+                return False
+            p_ids, o_ids = self.out_ids(s)
+            return bool(np.any((p_ids == p) & (o_ids == o)))
+        return False
+
+    def __len__(self) -> int:
+        return len(self.s_ids)
+
+    @property
+    def terms(self) -> int:
+        """Number of distinct terms."""
+        return len(self._terms)
+
+    def nbytes(self, *, include_strings: bool = False) -> int:
+        """Bytes of the numpy arrays (ids, offsets, literal flags); with ``include_strings``
+        also the term dictionary and the label column."""
+        arrays = (
+            self.s_ids,
+            self.p_ids,
+            self.o_ids,
+            self._in_p,
+            self._in_s,
+            self._out_offsets,
+            self._in_offsets,
+            self._terms.is_literal,
+        )
+        total = sum(a.nbytes for a in arrays)
+        if include_strings:
+            total += self._terms.nbytes() + self._labels.nbytes
+        return int(total)
+
+    def __repr__(self) -> str:
+        return f"TripleStore({len(self)} triples, {self.terms} terms)"
