@@ -1,0 +1,292 @@
+"""The build loop: chunks of entities → neighbourhoods → documents and archived triples.
+
+For each chunk of (by default) 1,000 entities the builder fetches the entities' triples,
+walks their FRs and writes their documents; whatever a walk or a name needs that is not
+fetched yet (hop-one intermediates, the places of a production, the appellation of a
+target) is fetched in further batched rounds, so FR paths of any length complete and memory
+stays proportional to the chunk. Each finished chunk is checkpointed in the work folder
+(documents and triples as small Parquet parts, and ``progress.json``), so that an
+interrupted build can resume. :meth:`DocumentBuilder.finish` merges the triple parts into
+one deduplicated ``triples.parquet``, chains thin documents and returns the final list.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import resource
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from llama_index_crm.build.chaining import CHAIN_THRESHOLD, chain_thin_documents
+from llama_index_crm.build.documents import DocumentWriter, EntityDocument
+from llama_index_crm.build.labels import Labeller, local_words
+from llama_index_crm.build.neighbourhood import Neighbourhood
+from llama_index_crm.build.traversal import FRWalker
+from llama_index_crm.errors import EmptyGraphError
+from llama_index_crm.ontology import Ontology
+from llama_index_crm.rdf import Literal, encode_object
+from llama_index_crm.sources.base import GraphSource
+from llama_index_crm.storage import TripleStore, TripleWriter
+
+logger = logging.getLogger(__name__)
+
+CHUNK_SIZE = 1000
+MAX_ROUNDS = 10
+"""Fetch rounds per chunk; paths longer than this many hops are cut (none in TR-429 are)."""
+TRIPLES_FILE = "triples.parquet"
+_PARTS = "parts"
+_PROGRESS = "progress.json"
+_DOC_SCHEMA = pa.schema(
+    [
+        ("uri", pa.string()),
+        ("label", pa.string()),
+        ("category", pa.string()),
+        ("classes", pa.list_(pa.string())),
+        ("text", pa.string()),
+        ("satellites", pa.list_(pa.string())),
+    ]
+)
+
+
+@dataclass(slots=True)
+class BuildStats:
+    """Figures of one build, printed by ``crm-rag build`` and stored in the manifest."""
+
+    entities: int = 0
+    documents: int = 0
+    satellites_absorbed: int = 0
+    uncategorised: int = 0
+    documents_chained: int = 0
+    triples_archived: int = 0
+    fetch_rounds: int = 0
+    seconds: float = 0.0
+    peak_rss_mb: float = 0.0
+    chunks: int = 0
+
+    def as_dict(self) -> dict[str, float | int]:
+        """The figures as a JSON-ready dict."""
+        return asdict(self)
+
+
+@dataclass(slots=True)
+class _ChunkResult:
+    documents: list[EntityDocument] = field(default_factory=list)
+    satellites: int = 0
+    uncategorised: int = 0
+    rounds: int = 0
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process so far, in MB."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+class DocumentBuilder:
+    """Builds entity documents and the triple archive from a graph source.
+
+    Args:
+        source: where the graph is read from.
+        work_dir: folder for checkpoints and ``triples.parquet`` (created if needed).
+        ontology: CRM vocabulary; the packaged one by default.
+        chunk_size: entities per chunk.
+        lang: preferred language of names.
+        chain_threshold: documents shorter than this are chained into a neighbour.
+    """
+
+    def __init__(
+        self,
+        source: GraphSource,
+        work_dir: Path,
+        ontology: Ontology | None = None,
+        chunk_size: int = CHUNK_SIZE,
+        lang: str = "en",
+        chain_threshold: int = CHAIN_THRESHOLD,
+    ) -> None:
+        self.source = source
+        self.work_dir = Path(work_dir)
+        self.ontology = ontology or Ontology.default()
+        self.chunk_size = chunk_size
+        self.lang = lang
+        self.chain_threshold = chain_threshold
+        self.walker = FRWalker(self.ontology)
+        self.writer = DocumentWriter(self.ontology, self.walker, lang)
+        self.stats = BuildStats()
+        self._entities: list[str] | None = None
+
+    # -- entities ------------------------------------------------------------------------
+    def entities(self) -> list[str]:
+        """The entity IRIs of the source (cached)."""
+        if self._entities is None:
+            self._entities = self.source.entities()
+            if not self._entities:
+                raise EmptyGraphError(
+                    f"{self.source.describe()} holds no entities (no IRI is the subject of "
+                    "a triple outside the ontology namespaces). Check that the files or the "
+                    "endpoint hold CIDOC-CRM instance data, not only the ontology."
+                )
+        return self._entities
+
+    # -- one chunk -----------------------------------------------------------------------
+    def _process_chunk(self, chunk: list[str]) -> tuple[_ChunkResult, Neighbourhood]:
+        nb = Neighbourhood(self.ontology)
+        nb.add(self.source.fetch(chunk, incoming=True), complete=chunk)
+        lab = Labeller(nb, self.lang)
+        result = _ChunkResult()
+        docs: dict[str, EntityDocument | None] = {}
+        pending = list(chunk)
+        for round_no in range(1, MAX_ROUNDS + 1):
+            result.rounds = round_no
+            retry: list[str] = []
+            for uri in pending:
+                nb.missed = False
+                docs[uri] = self.writer.write(nb, lab, uri)
+                if nb.missed:
+                    retry.append(uri)
+            if not nb.has_missing:
+                break
+            full, out = nb.take_missing()
+            if full:
+                nb.add(self.source.fetch(full, incoming=True), complete=full)
+            if out:
+                nb.add(self.source.fetch(out, incoming=False), described=out)
+            lab.forget_missing()
+            pending = retry
+        for uri in chunk:
+            doc = docs.get(uri)
+            if doc is not None:
+                result.documents.append(doc)
+            elif nb.category(uri) is None:
+                result.uncategorised += 1
+            else:
+                result.satellites += 1
+        return result, nb
+
+    def _triple_rows(self, nb: Neighbourhood) -> pa.Table:
+        lab = Labeller(nb, self.lang)
+        names: dict[str, str] = {}
+
+        def name(node: str) -> str:
+            got = names.get(node)
+            if got is None:
+                got = lab.name(node) if node in nb.described else ""
+                names[node] = got
+            return got
+
+        p_labels: dict[str, str] = {}
+        cols: dict[str, list[str]] = {c: [] for c in ("s", "s_label", "p", "p_label", "o", "o_label")}
+        for s, p, o in nb.raw:
+            pl = p_labels.get(p)
+            if pl is None:
+                key = nb.predicate_key(p)
+                pl = self.ontology.label(key) if key != p else local_words(p)
+                p_labels[p] = pl
+            cols["s"].append(s)
+            cols["s_label"].append(name(s))
+            cols["p"].append(p)
+            cols["p_label"].append(pl)
+            if isinstance(o, Literal):
+                cols["o"].append(encode_object(o))
+                cols["o_label"].append(o.value)
+            else:
+                cols["o"].append(o)
+                cols["o_label"].append(name(o))
+        return pa.table(cols)
+
+    # -- the loop ------------------------------------------------------------------------
+    def _progress(self) -> dict[str, object]:
+        path = self.work_dir / _PROGRESS
+        if path.exists():
+            data: dict[str, object] = json.loads(path.read_text())
+            return data
+        return {"chunks_done": 0}
+
+    def run(self, *, resume: bool = False,
+            on_chunk: Callable[[int, int], None] | None = None) -> Iterator[int]:
+        """Process every chunk not yet checkpointed; yield the number of entities done.
+
+        Args:
+            resume: continue after the last checkpointed chunk in ``work_dir``.
+            on_chunk: called with (entities done, entities total) after each chunk.
+        """
+        start = time.perf_counter()
+        entities = self.entities()
+        self.stats.entities = len(entities)
+        parts = self.work_dir / _PARTS
+        parts.mkdir(parents=True, exist_ok=True)
+        progress = self._progress() if resume else {"chunks_done": 0}
+        done_chunks = int(str(progress.get("chunks_done", 0)))
+        if resume and done_chunks:
+            saved = progress.get("stats")
+            if isinstance(saved, dict):
+                for key, value in saved.items():
+                    if hasattr(self.stats, key):
+                        setattr(self.stats, key, value)
+        n_chunks = (len(entities) + self.chunk_size - 1) // self.chunk_size
+        for index in range(done_chunks, n_chunks):
+            chunk = entities[index * self.chunk_size : (index + 1) * self.chunk_size]
+            result, nb = self._process_chunk(chunk)
+            self._write_part(parts, index, result.documents, nb)
+            self.stats.documents += len(result.documents)
+            self.stats.satellites_absorbed += result.satellites
+            self.stats.uncategorised += result.uncategorised
+            self.stats.fetch_rounds += result.rounds
+            self.stats.chunks = index + 1
+            self.stats.seconds = round(self.stats.seconds + time.perf_counter() - start, 3)
+            start = time.perf_counter()
+            tmp = self.work_dir / (_PROGRESS + ".tmp")
+            tmp.write_text(json.dumps({"chunks_done": index + 1, "stats": self.stats.as_dict()}))
+            tmp.replace(self.work_dir / _PROGRESS)
+            done = min(len(entities), (index + 1) * self.chunk_size)
+            if on_chunk:
+                on_chunk(done, len(entities))
+            yield done
+
+    def _write_part(self, parts: Path, index: int, docs: list[EntityDocument],
+                    nb: Neighbourhood) -> None:
+        table = pa.Table.from_pylist(
+            [
+                {"uri": d.uri, "label": d.label, "category": d.category, "classes": d.classes,
+                 "text": d.text, "satellites": d.satellites}
+                for d in docs
+            ],
+            schema=_DOC_SCHEMA,
+        )
+        for name, tbl in (("docs", table), ("triples", self._triple_rows(nb))):
+            final = parts / f"{name}-{index:06d}.parquet"
+            tmp = final.with_suffix(".tmp")
+            pq.write_table(tbl, tmp)
+            tmp.replace(final)
+
+    def finish(self) -> list[EntityDocument]:
+        """Merge triple parts into ``triples.parquet``, chain thin documents, return them."""
+        start = time.perf_counter()
+        parts = self.work_dir / _PARTS
+        triples_path = self.work_dir / TRIPLES_FILE
+        with TripleWriter(triples_path) as tw:
+            for part in sorted(parts.glob("triples-*.parquet")):
+                table = pq.read_table(part)
+                tw.write(zip(*(table.column(c).to_pylist() for c in table.column_names),
+                             strict=True))
+        self.stats.triples_archived = tw.count
+        docs: list[EntityDocument] = []
+        for part in sorted(parts.glob("docs-*.parquet")):
+            for row in pq.read_table(part).to_pylist():
+                docs.append(EntityDocument(**row))
+        store = TripleStore.load(triples_path)
+        final = chain_thin_documents(docs, store.neighbours, self.chain_threshold)
+        self.stats.documents = len(final)
+        self.stats.documents_chained = len(docs) - len(final)
+        self.stats.seconds = round(self.stats.seconds + time.perf_counter() - start, 3)
+        self.stats.peak_rss_mb = round(peak_rss_mb(), 1)
+        for part in parts.glob("*.parquet"):
+            part.unlink()
+        parts.rmdir()
+        (self.work_dir / _PROGRESS).unlink(missing_ok=True)
+        self.triple_store = store
+        return final

@@ -1,0 +1,352 @@
+"""One readable document per entity, written from its FR walk and its folded-in satellites.
+
+Layout (most identifying facts first, since embedding models read only the first ~256
+tokens)::
+
+    [Thing] Panagia Phorbiottissa
+    Classes: Human-Made Object
+    Type: church
+    Names: Panagia Phorbiottissa (en); Παναγία Φορβιώτισσα (el)
+    Created by (actor): Nikephoros Ischyrios (donor)
+    Is/was located in (place): Nikitari; Nicosia; Cyprus
+    ...
+    Other relations:
+    - is referred to by: ...
+
+Satellites (appellations, types, time-spans, dimensions, rights) get no document of their
+own: their content is written into the documents of the entities that use them.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from llama_index_crm.build.labels import (
+    DIRECT_LABELS,
+    SYMBOLIC_VALUES,
+    Labeller,
+    best_literal,
+    clip,
+    local_words,
+    looks_like_iri,
+)
+from llama_index_crm.build.neighbourhood import Neighbourhood
+from llama_index_crm.build.traversal import FRMatch, FRWalker
+from llama_index_crm.ontology import Ontology
+from llama_index_crm.rdf import RDF_VALUE, Literal
+
+SATELLITE_CLASSES = frozenset(
+    {"E41_Appellation", "E55_Type", "E52_Time-Span", "E54_Dimension", "E30_Right"}
+)
+"""Thin vocabulary nodes folded into the documents that use them."""
+
+_TYPE = frozenset({"P2_has_type"})
+_NAMES = frozenset({"P1_is_identified_by", "P102_has_title", "P48_has_preferred_identifier"})
+_TIME = frozenset({"P4_has_time-span"})
+_DIMENSIONS = frozenset({"P43_has_dimension"})
+_RIGHTS = frozenset({"P104_is_subject_to", "P105_right_held_by"})
+_FOLDED = _TYPE | _NAMES | _TIME | _DIMENSIONS | frozenset({"P104_is_subject_to"})
+_BEGIN = ("P82a_begin_of_the_begin", "P81a_end_of_the_begin")
+_END = ("P82b_end_of_the_end", "P81b_begin_of_the_end")
+_WITHIN = ("P82_at_some_time_within", "P81_ongoing_throughout")
+MAX_ITEMS = 200
+"""Targets listed per relationship before "… and N more"."""
+
+# FRs listed first, by category: what identifies a work, a person, a place or an event.
+_FR_PRIORITY: dict[str, tuple[str, ...]] = {
+    "Thing": ("created-by", "by", "created-in", "is-located-in", "created-in", "from",
+              "has-type", "is-made-of", "is-part-of", "has-part"),
+    "Actor": ("from", "is-member-of", "is-generator-of", "is-origin-of", "has",
+              "performed-action-at", "has-member", "has-type"),
+    "Place": ("is-part-of", "has-part", "has-type", "is-origin-of"),
+    "Event": ("created", "destroyed", "modified", "used", "by", "brought-into-existence",
+              "took-out-of-existence", "from", "has-type", "is-part-of", "has-part"),
+}
+"""Specific FRs come first; a target is listed once, under the first FR that reaches it,
+so the generic ones (has met, refers to, is referred to by) keep only what is left."""
+
+
+@dataclass(slots=True)
+class EntityDocument:
+    """A built document before embedding: text plus the metadata LlamaIndex carries."""
+
+    uri: str
+    label: str
+    category: str
+    classes: list[str]
+    text: str
+    chained_from: list[str] = field(default_factory=list)
+    satellites: list[str] = field(default_factory=list)
+
+
+def _fr_rank(fr_id: str, category: str) -> int:
+    order = _FR_PRIORITY.get(category, ())
+    for i, suffix in enumerate(order):
+        if fr_id.endswith("-" + suffix):
+            return i
+    return len(order)
+
+
+def _date(value: str) -> str:
+    """``1765-01-01T00:00:00`` → ``1765-01-01``; other values unchanged."""
+    return value.split("T", 1)[0] if len(value) > 10 and value[4:5] == "-" else value
+
+
+def _literal_text(lit: Literal) -> str:
+    text = clip(lit.value, 1000)
+    return f"{text} ({lit.lang})" if lit.lang else text
+
+
+class DocumentWriter:
+    """Writes entity documents from a neighbourhood.
+
+    Args:
+        ontology: the CRM vocabulary.
+        walker: the compiled FR walker.
+        lang: preferred language of names.
+    """
+
+    def __init__(self, ontology: Ontology, walker: FRWalker, lang: str = "en") -> None:
+        self.ontology = ontology
+        self.walker = walker
+        self.lang = lang
+        sub = ontology.subproperties
+        self._existence_keys = (
+            ("Beginning of existence", sub("P92i_was_brought_into_existence_by"),
+             sub("P92_brought_into_existence")),
+            ("End of existence", sub("P93i_was_taken_out_of_existence_by"),
+             sub("P93_took_out_of_existence")),
+        )
+
+    # -- classification ----------------------------------------------------------------
+    @staticmethod
+    def is_satellite(nb: Neighbourhood, node: str) -> bool:
+        """True for appellations, types, time-spans, dimensions and rights."""
+        return bool(nb.superclasses(node) & SATELLITE_CLASSES)
+
+    def class_names(self, nb: Neighbourhood, node: str) -> list[str]:
+        """English labels of the node's classes, sorted."""
+        return sorted({self.ontology.label(t) for t in nb.types.get(node, ())})
+
+    # -- small renderers ---------------------------------------------------------------
+    def timespan(self, nb: Neighbourhood, lab: Labeller, ts: str) -> str:
+        """A time-span as text: its label and its dates (``1105–1106 (1105 to 1106)``)."""
+        if not nb.require_described(ts):
+            return ""
+        label = best_literal(nb.literal_values(ts, DIRECT_LABELS), self.lang)
+        begin = sorted(_date(x.value) for x in nb.literal_values(ts, _BEGIN))
+        end = sorted(_date(x.value) for x in nb.literal_values(ts, _END))
+        within = sorted(_date(x.value) for x in nb.literal_values(ts, _WITHIN))
+        dates = ""
+        if begin or end:
+            b, e = (begin[0] if begin else "?"), (end[-1] if end else "?")
+            dates = b if b == e else f"{b} to {e}"
+        elif within:
+            dates = within[0]
+        years = {d[:4] for d in (*begin, *end, *within)}
+        if label and dates and not all(y in label.value for y in years):
+            return f"{clip(label.value)} ({dates})"
+        return clip(label.value) if label else dates
+
+    def event_date(self, nb: Neighbourhood, lab: Labeller, event: str) -> str:
+        """The dates of an event through ``P4_has_time-span``."""
+        if not nb.require_described(event):
+            return ""
+        parts = [self.timespan(nb, lab, ts) for ts in sorted(nb.objects(event, _TIME))]
+        return "; ".join(p for p in parts if p)
+
+    def annotation(self, nb: Neighbourhood, lab: Labeller, node: str) -> str:
+        """Inline facts after a target's name: its types, and its date for events."""
+        if not nb.require_described(node):
+            return ""
+        bits = [lab.name(t) for t in sorted(nb.objects(node, _TYPE)) if lab.has_label(t)][:3]
+        if nb.category(node) == "Event":
+            date = self.event_date(nb, lab, node)
+            if date:
+                bits.append(date)
+        return ", ".join(b for b in bits if b)
+
+    def target(self, nb: Neighbourhood, lab: Labeller, node: str) -> str:
+        """A target as ``Name (annotation)``; an unlabelled one by its class name."""
+        name, real = lab.resolve(node)
+        if not real:
+            if node in nb.complete:
+                name = self.entity_label(nb, lab, node)
+            else:
+                classes = self.class_names(nb, node)
+                name = classes[0] if classes else name
+        note = self.annotation(nb, lab, node)
+        return f"{name} ({note})" if note else name
+
+    def entity_label(self, nb: Neighbourhood, lab: Labeller, node: str) -> str:
+        """The entity's own name; an unlabelled one is named after what it is linked to.
+
+        ``Production of Panagia Phorbiottissa`` rather than ``production 1 (unlabelled)``.
+        """
+        name, real = lab.resolve(node)
+        if real:
+            return name
+        classes = self.class_names(nb, node)
+        if not classes:
+            return name
+        best: tuple[float, str, str] | None = None
+        for p, objs in nb.out.get(node, {}).items():
+            for o in objs:
+                if lab.has_label(o) and not self.is_satellite(nb, o):
+                    cand = (-self.ontology.weight(p), lab.name(o), o)
+                    best = cand if best is None or cand < best else best
+        for p, subs in nb.inc.get(node, {}).items():
+            for s in subs:
+                if lab.has_label(s) and not self.is_satellite(nb, s):
+                    cand = (-self.ontology.weight(p), lab.name(s), s)
+                    best = cand if best is None or cand < best else best
+        return f"{classes[0]} of {best[1]}" if best else name
+
+    def _names(self, nb: Neighbourhood, lab: Labeller, node: str,
+               identifiers: bool = False) -> list[str]:
+        """Appellation values with language and type; identifiers (E42) apart."""
+        out: list[str] = []
+        for app in sorted(nb.objects(node, _NAMES)):
+            if not nb.require_described(app):
+                continue
+            if nb.is_a(app, "E42_Identifier") != identifiers:
+                continue
+            values = nb.literal_values(app, (*SYMBOLIC_VALUES[:2], *DIRECT_LABELS))
+            kinds = [lab.name(t) for t in sorted(nb.objects(app, _TYPE)) if lab.has_label(t)]
+            for lit in sorted(values):
+                if looks_like_iri(lit.value) and not identifiers:
+                    continue
+                text = clip(lit.value)
+                extra = [x for x in (lit.lang, *kinds) if x]
+                out.append(f"{text} ({', '.join(extra)})" if extra else text)
+        return list(dict.fromkeys(out))
+
+    def _dimensions(self, nb: Neighbourhood, lab: Labeller, node: str) -> list[str]:
+        out: list[str] = []
+        for dim in sorted(nb.objects(node, _DIMENSIONS)):
+            if not nb.require_described(dim):
+                continue
+            values = [x.value for x in nb.literal_values(dim, ("P90_has_value", RDF_VALUE))]
+            units = [lab.name(u) for u in sorted(nb.objects(dim, frozenset({"P91_has_unit"})))]
+            kinds = [lab.name(t) for t in sorted(nb.objects(dim, _TYPE))]
+            text = " ".join([*values, *units]) or lab.name(dim)
+            out.append(f"{kinds[0]}: {text}" if kinds else text)
+        return out
+
+    def _existence(self, nb: Neighbourhood, lab: Labeller, node: str) -> list[str]:
+        """``Beginning of existence: 1738`` lines (births, foundings, productions)."""
+        out = []
+        for head, forward, backward in self._existence_keys:
+            events = sorted(set(nb.objects(node, forward) + nb.subjects(node, backward)))
+            dates = [d for d in (self.event_date(nb, lab, e) for e in events) if d]
+            if dates:
+                out.append(f"{head}: " + "; ".join(dict.fromkeys(dates)))
+        return out
+
+    # -- the document ------------------------------------------------------------------
+    def write(self, nb: Neighbourhood, lab: Labeller, entity: str) -> EntityDocument | None:
+        """The document of ``entity``, or None for satellites and uncategorised nodes."""
+        category = nb.category(entity)
+        if category is None or self.is_satellite(nb, entity):
+            return None
+        matches = self.walker.walk(nb, entity, category)
+        label = self.entity_label(nb, lab, entity)
+        classes = self.class_names(nb, entity)
+        lines = [f"[{category}] {label}"]
+        if classes:
+            lines.append("Classes: " + ", ".join(classes))
+        types = [self.target(nb, lab, t) for t in sorted(nb.objects(entity, _TYPE))]
+        if types:
+            lines.append("Type: " + "; ".join(types))
+        names = self._names(nb, lab, entity)
+        if names:
+            lines.append("Names: " + "; ".join(names))
+        date = self.event_date(nb, lab, entity)
+        if date:
+            lines.append("Date: " + date)
+        lines.extend(self._existence(nb, lab, entity))
+        dims = self._dimensions(nb, lab, entity)
+        if dims:
+            lines.append("Dimensions: " + "; ".join(dims))
+        shown: set[str] = set(nb.objects(entity, _TYPE))
+        lines.extend(self._fr_lines(nb, lab, matches, shown))
+        ids = self._names(nb, lab, entity, identifiers=True)
+        if ids:
+            lines.append("Identifiers: " + "; ".join(ids))
+        lines.extend(self._literal_lines(nb, entity, label))
+        lines.extend(self._other_lines(nb, lab, entity, shown))
+        satellites = sorted(
+            {o for objs in nb.out.get(entity, {}).values() for o in objs
+             if self.is_satellite(nb, o)}
+        )
+        return EntityDocument(
+            uri=entity,
+            label=label,
+            category=category,
+            classes=classes,
+            text="\n".join(lines),
+            satellites=satellites,
+        )
+
+    def _fr_lines(self, nb: Neighbourhood, lab: Labeller, matches: list[FRMatch],
+                  shown: set[str]) -> list[str]:
+        lines: list[str] = []
+        for m in sorted(matches, key=lambda m: (_fr_rank(m.fr.id, m.fr.domain), m.fr.id)):
+            targets = [t for t in m.targets if t not in shown]
+            if not targets:
+                continue
+            shown.update(targets)
+            head = f"{m.fr.label[:1].upper()}{m.fr.label[1:]} ({m.fr.range.lower()}): "
+            lines.append(head + self._targets(nb, lab, targets))
+        return lines
+
+    def _literal_lines(self, nb: Neighbourhood, entity: str, label: str) -> list[str]:
+        by_pred: dict[str, list[str]] = defaultdict(list)
+        for p, lit in nb.literals.get(entity, ()):
+            text = _literal_text(lit)
+            if clip(lit.value) == label and p in DIRECT_LABELS:
+                continue
+            by_pred[self._predicate_label(nb, p)].append(text)
+        out = []
+        for pred in sorted(by_pred, key=lambda k: (len(max(by_pred[k], key=len)) > 200, k)):
+            out.append(f"{pred[:1].upper()}{pred[1:]}: " + _join(sorted(set(by_pred[pred]))))
+        return out
+
+    def _predicate_label(self, nb: Neighbourhood, p: str) -> str:
+        key = nb.predicate_key(p)
+        return self.ontology.label(key) if key != p else local_words(p)
+
+    def _other_lines(self, nb: Neighbourhood, lab: Labeller, entity: str,
+                     shown: set[str]) -> list[str]:
+        rel: dict[str, set[str]] = defaultdict(set)
+        for p, objs in nb.out.get(entity, {}).items():
+            if p in _FOLDED:
+                continue
+            for o in objs:
+                if o not in shown and o != entity:
+                    rel[self._predicate_label(nb, p)].add(o)
+        for p, subs in nb.inc.get(entity, {}).items():
+            inverse = self.ontology.inverse(p) if "://" not in p else None
+            name = self.ontology.label(inverse) if inverse else f"is {local_words(p)} of"
+            for s in subs:
+                if s not in shown and s != entity and not self.is_satellite(nb, s):
+                    rel[name].add(s)
+        if not rel:
+            return []
+        lines = ["Other relations:"]
+        for pred in sorted(rel):
+            lines.append(f"- {pred}: " + self._targets(nb, lab, rel[pred]))
+        return lines
+
+    def _targets(self, nb: Neighbourhood, lab: Labeller, nodes: Iterable[str]) -> str:
+        """Targets as text; past MAX_ITEMS only a count (their names are not fetched)."""
+        ordered = sorted(nodes)
+        items = sorted({self.target(nb, lab, n) for n in ordered[:MAX_ITEMS]})
+        rest = len(ordered) - MAX_ITEMS
+        return _join(items) + (f"; … and {rest} more" if rest > 0 else "")
+
+
+def _join(items: Iterable[str]) -> str:
+    return "; ".join(dict.fromkeys(items))

@@ -1,0 +1,92 @@
+"""Building into a folder atomically: a temporary sibling, renamed when complete.
+
+An interrupted build leaves the previous folder untouched; ``resume=True`` continues in the
+temporary sibling from its last completed chunk.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from llama_index_crm import __version__
+from llama_index_crm.build.builder import CHUNK_SIZE, BuildStats, DocumentBuilder
+from llama_index_crm.build.documents import EntityDocument
+from llama_index_crm.build.reader import to_document
+from llama_index_crm.ontology import find_config_dir
+from llama_index_crm.sources.base import GraphSource
+from llama_index_crm.storage import CrmDocumentStore
+
+MANIFEST = "manifest.json"
+FORMAT = "llama-index-crm/1"
+
+
+def config_hash() -> str:
+    """A short hash of the ontology configuration the documents were built with."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(find_config_dir()).glob("*.json")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def work_dir_for(out_dir: Path) -> Path:
+    """The temporary sibling a build of ``out_dir`` is written into."""
+    return out_dir.parent / f".{out_dir.name}.building"
+
+
+def replace_folder(work: Path, out_dir: Path) -> None:
+    """Move ``work`` to ``out_dir``, replacing an existing folder only at the very end."""
+    old = out_dir.parent / f".{out_dir.name}.old"
+    if old.exists():
+        shutil.rmtree(old)
+    if out_dir.exists():
+        out_dir.rename(old)
+    work.rename(out_dir)
+    if old.exists():
+        shutil.rmtree(old)
+
+
+def write_manifest(folder: Path, source: str, stats: BuildStats,
+                   extra: dict[str, object] | None = None) -> dict[str, object]:
+    """Write ``manifest.json``: versions, source, counts and the ontology config hash."""
+    manifest: dict[str, object] = {
+        "format": FORMAT,
+        "package_version": __version__,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "source": source,
+        "config_hash": config_hash(),
+        "stats": stats.as_dict(),
+        "embedding": None,
+    }
+    manifest.update(extra or {})
+    tmp = folder / (MANIFEST + ".tmp")
+    tmp.write_text(json.dumps(manifest, indent=1, ensure_ascii=False))
+    tmp.replace(folder / MANIFEST)
+    return manifest
+
+
+def build_structure(
+    source: GraphSource,
+    work: Path,
+    *,
+    resume: bool = False,
+    chunk_size: int = CHUNK_SIZE,
+    on_chunk: Callable[[int, int], None] | None = None,
+) -> tuple[list[EntityDocument], CrmDocumentStore, BuildStats]:
+    """Documents, triple archive and docstore of ``source``, written into ``work``."""
+    if work.exists() and not resume:
+        shutil.rmtree(work)
+    work.mkdir(parents=True, exist_ok=True)
+    builder = DocumentBuilder(source, work, chunk_size=chunk_size)
+    for _ in builder.run(resume=resume, on_chunk=on_chunk):
+        pass
+    docs = builder.finish()
+    docstore = CrmDocumentStore(triple_store=builder.triple_store)
+    docstore.add_documents([to_document(d) for d in docs])
+    docstore.persist(str(work))
+    return docs, docstore, builder.stats
