@@ -10,7 +10,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from llama_index_crm.build.builder import CHUNK_SIZE, peak_rss_mb
+from llama_index_crm.build.builder import CHUNK_SIZE, default_workers, peak_rss_mb
 from llama_index_crm.build.folder import (
     MANIFEST,
     build_structure,
@@ -47,7 +47,8 @@ def cmd_build(args: argparse.Namespace) -> int:
 
     try:
         docs, _, stats = build_structure(
-            source, work, resume=args.resume, chunk_size=args.chunk_size, on_chunk=on_chunk
+            source, work, resume=args.resume, chunk_size=args.chunk_size,
+            workers=args.workers, on_chunk=on_chunk,
         )
     finally:
         bar.close()
@@ -97,6 +98,8 @@ def make_parser() -> argparse.ArgumentParser:
     build.add_argument("--resume", action="store_true",
                        help="continue an interrupted build from its last completed chunk")
     build.add_argument("--chunk-size", type=int, default=CHUNK_SIZE)
+    build.add_argument("--workers", type=int, default=default_workers(),
+                       help="processes building chunks at once (default: one per core, ≤ 4)")
     build.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     build.set_defaults(func=cmd_build)
 

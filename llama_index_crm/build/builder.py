@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import json
 import logging
+import multiprocessing
+import os
 import resource
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -31,7 +34,7 @@ from llama_index_crm.build.traversal import FRWalker
 from llama_index_crm.errors import EmptyGraphError
 from llama_index_crm.ontology import Ontology
 from llama_index_crm.rdf import Literal, encode_object
-from llama_index_crm.sources.base import GraphSource
+from llama_index_crm.sources.base import GraphSource, source_factory
 from llama_index_crm.storage import TripleStore, TripleWriter
 
 logger = logging.getLogger(__name__)
@@ -40,6 +43,7 @@ CHUNK_SIZE = 1000
 MAX_ROUNDS = 10
 """Fetch rounds per chunk; paths longer than this many hops are cut (none in TR-429 are)."""
 TRIPLES_FILE = "triples.parquet"
+TRIPLE_COLUMNS = ("s", "s_label", "p", "p_label", "o", "o_label")
 _PARTS = "parts"
 _PROGRESS = "progress.json"
 _DOC_SCHEMA = pa.schema(
@@ -82,9 +86,39 @@ class _ChunkResult:
     rounds: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class _ChunkCounts:
+    documents: int
+    satellites: int
+    uncategorised: int
+    rounds: int
+
+
+_WORKER: DocumentBuilder | None = None
+
+
+def _init_worker(factory: Callable[[], GraphSource], work_dir: Path, lang: str,
+                 config_dir: Path | None) -> None:
+    global _WORKER
+    onto = Ontology.from_config_dir(config_dir) if config_dir else Ontology.default()
+    _WORKER = DocumentBuilder(factory(), work_dir, ontology=onto, lang=lang)
+
+
+def _worker_chunk(index: int, chunk: list[str]) -> tuple[int, _ChunkCounts]:
+    assert _WORKER is not None, "worker not initialised"
+    return _WORKER.run_chunk(index, chunk)
+
+
 def peak_rss_mb() -> float:
-    """Peak resident memory of this process so far, in MB."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    """Peak resident memory so far, in MB: this process plus its largest worker process."""
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return (own + workers) / 1024
+
+
+def default_workers() -> int:
+    """Worker processes for a build: one per core, at most 4."""
+    return max(1, min(4, os.cpu_count() or 1))
 
 
 class DocumentBuilder:
@@ -179,7 +213,7 @@ class DocumentBuilder:
             return got
 
         p_labels: dict[str, str] = {}
-        cols: dict[str, list[str]] = {c: [] for c in ("s", "s_label", "p", "p_label", "o", "o_label")}
+        cols: dict[str, list[str]] = {c: [] for c in TRIPLE_COLUMNS}
         for s, p, o in nb.raw:
             pl = p_labels.get(p)
             if pl is None:
@@ -206,46 +240,70 @@ class DocumentBuilder:
             return data
         return {"chunks_done": 0}
 
-    def run(self, *, resume: bool = False,
+    def run(self, *, resume: bool = False, workers: int = 1,
             on_chunk: Callable[[int, int], None] | None = None) -> Iterator[int]:
         """Process every chunk not yet checkpointed; yield the number of entities done.
 
         Args:
-            resume: continue after the last checkpointed chunk in ``work_dir``.
+            resume: continue after the chunks already checkpointed in ``work_dir``.
+            workers: processes working on chunks at once (each opens the source again;
+                1 works in this process).
             on_chunk: called with (entities done, entities total) after each chunk.
         """
         start = time.perf_counter()
         entities = self.entities()
         self.stats.entities = len(entities)
-        parts = self.work_dir / _PARTS
-        parts.mkdir(parents=True, exist_ok=True)
-        progress = self._progress() if resume else {"chunks_done": 0}
-        done_chunks = int(str(progress.get("chunks_done", 0)))
-        if resume and done_chunks:
-            saved = progress.get("stats")
-            if isinstance(saved, dict):
-                for key, value in saved.items():
-                    if hasattr(self.stats, key):
-                        setattr(self.stats, key, value)
-        n_chunks = (len(entities) + self.chunk_size - 1) // self.chunk_size
-        for index in range(done_chunks, n_chunks):
-            chunk = entities[index * self.chunk_size : (index + 1) * self.chunk_size]
-            result, nb = self._process_chunk(chunk)
-            self._write_part(parts, index, result.documents, nb)
-            self.stats.documents += len(result.documents)
-            self.stats.satellites_absorbed += result.satellites
-            self.stats.uncategorised += result.uncategorised
-            self.stats.fetch_rounds += result.rounds
-            self.stats.chunks = index + 1
-            self.stats.seconds = round(self.stats.seconds + time.perf_counter() - start, 3)
-            start = time.perf_counter()
-            tmp = self.work_dir / (_PROGRESS + ".tmp")
-            tmp.write_text(json.dumps({"chunks_done": index + 1, "stats": self.stats.as_dict()}))
-            tmp.replace(self.work_dir / _PROGRESS)
-            done = min(len(entities), (index + 1) * self.chunk_size)
-            if on_chunk:
-                on_chunk(done, len(entities))
-            yield done
+        (self.work_dir / _PARTS).mkdir(parents=True, exist_ok=True)
+        progress = self._progress() if resume else {}
+        done = {int(i) for i in progress.get("done", [])}  # type: ignore[attr-defined]
+        saved = progress.get("stats")
+        if done and isinstance(saved, dict):
+            for key, value in saved.items():
+                if hasattr(self.stats, key):
+                    setattr(self.stats, key, value)
+        size = self.chunk_size
+        todo = [i for i in range((len(entities) + size - 1) // size) if i not in done]
+        chunks = [entities[i * size : (i + 1) * size] for i in todo]
+        factory = source_factory(self.source) if workers > 1 and len(todo) > 1 else None
+        if factory is not None:
+            pool = ProcessPoolExecutor(
+                max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                initializer=_init_worker,
+                initargs=(factory, self.work_dir, self.lang, self.ontology.config_dir),
+            )
+            results: Iterator[tuple[int, _ChunkCounts]] = pool.map(_worker_chunk, todo, chunks)
+        else:
+            pool = None
+            results = (self.run_chunk(i, c) for i, c in zip(todo, chunks, strict=True))
+        try:
+            for index, counts in results:
+                self.stats.satellites_absorbed += counts.satellites
+                self.stats.uncategorised += counts.uncategorised
+                self.stats.documents += counts.documents
+                self.stats.fetch_rounds += counts.rounds
+                self.stats.chunks += 1
+                self.stats.seconds = round(self.stats.seconds + time.perf_counter() - start, 3)
+                start = time.perf_counter()
+                done.add(index)
+                tmp = self.work_dir / (_PROGRESS + ".tmp")
+                tmp.write_text(json.dumps({"done": sorted(done),
+                                           "stats": self.stats.as_dict()}))
+                tmp.replace(self.work_dir / _PROGRESS)
+                finished = min(len(entities), len(done) * size)
+                if on_chunk:
+                    on_chunk(finished, len(entities))
+                yield finished
+        finally:
+            if pool is not None:
+                pool.shutdown(cancel_futures=True)
+
+    def run_chunk(self, index: int, chunk: list[str]) -> tuple[int, _ChunkCounts]:
+        """Build one chunk and checkpoint its documents and triples as Parquet parts."""
+        result, nb = self._process_chunk(chunk)
+        self._write_part(self.work_dir / _PARTS, index, result.documents, nb)
+        return index, _ChunkCounts(
+            len(result.documents), result.satellites, result.uncategorised, result.rounds
+        )
 
     def _write_part(self, parts: Path, index: int, docs: list[EntityDocument],
                     nb: Neighbourhood) -> None:

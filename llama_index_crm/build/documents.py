@@ -228,7 +228,7 @@ class DocumentWriter:
         for dim in sorted(nb.objects(node, _DIMENSIONS)):
             if not nb.require_described(dim):
                 continue
-            values = [x.value for x in nb.literal_values(dim, ("P90_has_value", RDF_VALUE))]
+            values = sorted(x.value for x in nb.literal_values(dim, ("P90_has_value", RDF_VALUE)))
             units = [lab.name(u) for u in sorted(nb.objects(dim, frozenset({"P91_has_unit"})))]
             kinds = [lab.name(t) for t in sorted(nb.objects(dim, _TYPE))]
             text = " ".join([*values, *units]) or lab.name(dim)

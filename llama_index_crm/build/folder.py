@@ -76,6 +76,7 @@ def build_structure(
     *,
     resume: bool = False,
     chunk_size: int = CHUNK_SIZE,
+    workers: int = 1,
     on_chunk: Callable[[int, int], None] | None = None,
 ) -> tuple[list[EntityDocument], CrmDocumentStore, BuildStats]:
     """Documents, triple archive and docstore of ``source``, written into ``work``."""
@@ -83,7 +84,7 @@ def build_structure(
         shutil.rmtree(work)
     work.mkdir(parents=True, exist_ok=True)
     builder = DocumentBuilder(source, work, chunk_size=chunk_size)
-    for _ in builder.run(resume=resume, on_chunk=on_chunk):
+    for _ in builder.run(resume=resume, workers=workers, on_chunk=on_chunk):
         pass
     docs = builder.finish()
     docstore = CrmDocumentStore(triple_store=builder.triple_store)

@@ -137,7 +137,8 @@ class Labeller:
             if lit is None:
                 continue
             sort_name = bool(set(nb.objects(app, frozenset({"P2_has_type"}))) & _SORT_NAME_TYPES)
-            candidates.append((0 if app in titles else 1, int(sort_name), _lang_rank(lit, self.lang)))
+            rank = (0 if app in titles else 1, int(sort_name), _lang_rank(lit, self.lang))
+            candidates.append(rank)
         if not candidates:
             return None if complete else ("", False)
         best = min(candidates)

@@ -39,6 +39,8 @@ class Neighbourhood:
         self.missing_out: set[str] = set()
         self.missed = False
         """Set whenever a node is asked for before it was fetched (reset by the caller)."""
+        self.memo: dict[tuple[str, int], tuple[frozenset[str], bool]] = {}
+        """Walk results per (node, step), valid until the neighbourhood grows."""
         self._seen: set[Triple] = set()
         self._pred_cache: dict[str, str] = {}
         self._super_cache: dict[str, frozenset[str]] = {}
@@ -78,6 +80,11 @@ class Neighbourhood:
             key = self.predicate_key(p)
             self.out[s][key].append(o)
             self.inc[o][key].append(s)
+        complete, described = list(complete), list(described)
+        if added or complete or described:
+            # Results computed from complete nodes stay true: a complete node's triples
+            # are all known already. Only results that met a missing node are dropped.
+            self.memo = {k: v for k, v in self.memo.items() if not v[1]}
         for n in complete:
             self.complete.add(n)
             self.described.add(n)
@@ -146,6 +153,8 @@ class Neighbourhood:
         edges = self.out.get(node)
         if not edges:
             return []
+        if len(keys) < len(edges):
+            return [o for p in keys for o in edges.get(p, ())]
         return [o for p, objs in edges.items() if p in keys for o in objs]
 
     def subjects(self, node: str, keys: frozenset[str] | set[str]) -> list[str]:
@@ -153,6 +162,8 @@ class Neighbourhood:
         edges = self.inc.get(node)
         if not edges:
             return []
+        if len(keys) < len(edges):
+            return [s for p in keys for s in edges.get(p, ())]
         return [s for p, subs in edges.items() if p in keys for s in subs]
 
     def literal_values(self, node: str, predicates: Iterable[str]) -> list[Literal]:

@@ -65,6 +65,7 @@ class CidocCrmReader(BasePydanticReader):
         paths: RDF files (Turtle, N-Triples, N-Quads, TriG, RDF/XML, JSON-LD, .zip, .gz).
         endpoint: a SPARQL endpoint URL, instead of files.
         chunk_size: entities processed together.
+        workers: processes building chunks at once (each opens the source again).
         lang: preferred language of names.
         chain_threshold: documents shorter than this many characters are chained.
         work_dir: folder for ``triples.parquet``; a temporary folder when None.
@@ -76,6 +77,7 @@ class CidocCrmReader(BasePydanticReader):
     paths: list[str] = Field(default_factory=list)
     endpoint: str | None = None
     chunk_size: int = CHUNK_SIZE
+    workers: int = 1
     lang: str = "en"
     chain_threshold: int = CHAIN_THRESHOLD
     work_dir: str | None = None
@@ -110,7 +112,7 @@ class CidocCrmReader(BasePydanticReader):
                 source, work_dir, chunk_size=self.chunk_size, lang=self.lang,
                 chain_threshold=self.chain_threshold,
             )
-            for _ in builder.run(resume=resume):
+            for _ in builder.run(resume=resume, workers=self.workers):
                 pass
             docs = builder.finish()
         finally:

@@ -30,6 +30,31 @@ class _Edge:
     backward: frozenset[str]
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class _Compiled:
+    """A step ready to walk: predicate keys resolved, children compiled, a memo id."""
+
+    sid: int
+    kind: str
+    edge: _Edge
+    symmetric: bool
+    children: tuple[_Compiled, ...]
+    all_of: tuple[_Edge, ...]
+    repeat: bool
+    optional: bool
+    from_class: str | None
+    via_class: str | None
+
+
+@dataclass(slots=True)
+class _TrieNode:
+    """A step shared by paths with the same prefix; ``ends``: (FR index, ends_at_type)."""
+
+    step: _Compiled | None
+    children: dict[int, _TrieNode] = field(default_factory=dict)
+    ends: list[tuple[int, bool]] = field(default_factory=list)
+
+
 @dataclass(slots=True)
 class FRMatch:
     """The targets an entity reaches through one Fundamental Relationship."""
@@ -48,6 +73,9 @@ class FRWalker:
     def __init__(self, ontology: Ontology) -> None:
         self.ontology = ontology
         self._edges: dict[str, _Edge] = {}
+        # Equal steps (the part-whole prefix shared by dozens of paths) share memo entries.
+        self._compiled: dict[Step, _Compiled] = {}
+        self._tries: dict[str, _TrieNode] = {}
         self._by_category: dict[str, tuple[FundamentalRelationship, ...]] = {}
         for fr in ontology.fundamental_relationships():
             self._by_category.setdefault(fr.domain, ())
@@ -79,86 +107,150 @@ class FRWalker:
             self._edges[prop] = edge
         return edge
 
-    def _one_property(self, nb: Neighbourhood, nodes: Iterable[str], prop: str,
-                      symmetric: bool) -> set[str]:
-        edge = self._edge(prop)
-        out: set[str] = set()
-        for n in nodes:
-            if not nb.require(n):
-                continue
-            out.update(nb.objects(n, edge.forward))
-            out.update(nb.subjects(n, edge.backward))
-            if symmetric:
-                out.update(nb.subjects(n, edge.forward))
-                out.update(nb.objects(n, edge.backward))
+    def compile(self, step: Step) -> _Compiled:
+        """The compiled form of ``step``; equal steps share one (and one memo entry)."""
+        compiled = self._compiled.get(step)
+        if compiled is None:
+            edge = self._edge(step.property) if step.property else _Edge(frozenset(), frozenset())
+            children = tuple(self.compile(c) for c in step.children)  # before taking an id
+            compiled = _Compiled(
+                sid=len(self._compiled),
+                kind=step.kind,
+                edge=edge,
+                symmetric=step.symmetric,
+                children=children,
+                all_of=tuple(self._edge(p) for p in step.all_of),
+                repeat=step.repeat,
+                optional=step.optional,
+                from_class=step.from_class,
+                via_class=step.via_class,
+            )
+            self._compiled[step] = compiled
+        return compiled
+
+    @staticmethod
+    def _one_edge(nb: Neighbourhood, node: str, edge: _Edge, symmetric: bool) -> set[str]:
+        if not nb.require(node):
+            return set()
+        out = set(nb.objects(node, edge.forward))
+        out.update(nb.subjects(node, edge.backward))
+        if symmetric:
+            out.update(nb.subjects(node, edge.forward))
+            out.update(nb.objects(node, edge.backward))
         return out
 
-    def _one(self, nb: Neighbourhood, nodes: set[str], step: Step) -> set[str]:
-        if step.kind == "property":
-            assert step.property is not None
-            return self._one_property(nb, nodes, step.property, step.symmetric)
-        if step.kind == "any_of":
+    def _one(self, nb: Neighbourhood, node: str, c: _Compiled) -> set[str]:
+        """One application of a step (no repetition, no skipping) from one node."""
+        if c.kind == "property":
+            return self._one_edge(nb, node, c.edge, c.symmetric)
+        if c.kind == "any_of":
             out: set[str] = set()
-            for child in step.children:
-                out |= self.follow(nb, nodes, child)
+            for child in c.children:
+                out |= self.follow(nb, (node,), child)
             return out
-        if step.kind == "sequence":
-            current = nodes
-            for child in step.children:
+        if c.kind == "sequence":
+            current: set[str] = {node}
+            for child in c.children:
                 current = self.follow(nb, current, child)
                 if not current:
                     break
             return current
         # all_of: every listed property must link the two nodes
         result: set[str] | None = None
-        for prop in step.all_of:
-            reached = self._one_property(nb, nodes, prop, False)
+        for edge in c.all_of:
+            reached = self._one_edge(nb, node, edge, False)
             result = reached if result is None else result & reached
         return result or set()
 
-    def follow(self, nb: Neighbourhood, nodes: set[str], step: Step) -> set[str]:
-        """The nodes reached from ``nodes`` by one (possibly repeated/optional) step."""
-        if step.from_class:
-            nodes = {n for n in nodes if nb.require_described(n) and nb.is_a(n, step.from_class)}
-        out = self._one(nb, nodes, step) if nodes else set()
-        if step.repeat and out:
+    def _follow_node(self, nb: Neighbourhood, node: str, c: _Compiled) -> frozenset[str]:
+        if c.from_class and not (nb.require_described(node) and nb.is_a(node, c.from_class)):
+            return frozenset()
+        out = self._one(nb, node, c)
+        if c.repeat and out:
             frontier = set(out)
             for _ in range(_MAX_REPEAT):
-                nxt = self._one(nb, frontier, step) - out
+                nxt: set[str] = set()
+                for n in frontier:
+                    nxt |= self._one(nb, n, c)
+                nxt -= out
                 if not nxt:
                     break
                 out |= nxt
                 frontier = nxt
-        if step.optional:
-            out |= nodes
-        if step.via_class:
-            out = {n for n in out if nb.require_described(n) and nb.is_a(n, step.via_class)}
+        if c.optional:
+            out.add(node)
+        if c.via_class:
+            out = {n for n in out if nb.require_described(n) and nb.is_a(n, c.via_class)}
+        return frozenset(out)
+
+    def follow(self, nb: Neighbourhood, nodes: Iterable[str], c: _Compiled) -> set[str]:
+        """The nodes reached from any of ``nodes`` by one (repeated/optional) step.
+
+        Results are memoised per (node, step) in the neighbourhood (cleared whenever it
+        grows); a result that met a node not fetched yet is remembered as incomplete, so
+        that every walk relying on it is walked again after the next fetch.
+        """
+        memo = nb.memo
+        out: set[str] = set()
+        for node in nodes:
+            key = (node, c.sid)
+            cached = memo.get(key)
+            if cached is None:
+                outer = nb.missed
+                nb.missed = False
+                result = self._follow_node(nb, node, c)
+                cached = memo[key] = (result, nb.missed)
+                nb.missed = outer or nb.missed
+            elif cached[1]:
+                nb.missed = True
+            out |= cached[0]
         return out
+
+    def _trie(self, category: str) -> _TrieNode:
+        """All paths of the category's FRs as a prefix tree of equal steps."""
+        trie = self._tries.get(category)
+        if trie is None:
+            trie = _TrieNode(None)
+            for index, fr in enumerate(self.relationships(category)):
+                for path in fr.paths:
+                    node = trie
+                    for step in path.steps:
+                        c = self.compile(step)
+                        child = node.children.get(c.sid)
+                        if child is None:
+                            child = node.children[c.sid] = _TrieNode(c)
+                        node = child
+                    node.ends.append((index, path.ends_at_type))
+            self._tries[category] = trie
+        return trie
 
     def walk(self, nb: Neighbourhood, entity: str, category: str) -> list[FRMatch]:
         """Every FR of ``category`` walked from ``entity``; targets sorted, self excluded.
 
-        A target found through a specialisation is not repeated under its general FR.
+        Paths sharing a prefix share its walk. A target found through a specialisation is
+        not repeated under its general FR.
         """
-        matches: list[FRMatch] = []
-        for fr in self.relationships(category):
-            found: set[str] = set()
-            for path in fr.paths:
-                current = {entity}
-                for step in path.steps:
-                    current = self.follow(nb, current, step)
-                    if not current:
-                        break
-                for node in current:
-                    if node == entity or not nb.require_described(node):
-                        continue
-                    if path.ends_at_type:
-                        if nb.is_a(node, "E55_Type"):
-                            found.add(node)
-                    elif nb.category(node) == fr.range:
-                        found.add(node)
-            if found:
-                matches.append(FRMatch(fr, sorted(found)))
+        frs = self.relationships(category)
+        found: dict[int, set[str]] = {}
+        stack: list[tuple[_TrieNode, set[str]]] = [(self._trie(category), {entity})]
+        while stack:
+            trie, current = stack.pop()
+            for child in trie.children.values():
+                assert child.step is not None
+                reached = self.follow(nb, current, child.step)
+                if not reached:
+                    continue
+                for index, ends_at_type in child.ends:
+                    fr = frs[index]
+                    for node in reached:
+                        if node == entity or not nb.require_described(node):
+                            continue
+                        if (nb.is_a(node, "E55_Type") if ends_at_type
+                                else nb.category(node) == fr.range):
+                            found.setdefault(index, set()).add(node)
+                if child.children:
+                    stack.append((child, reached))
+        matches = [FRMatch(frs[i], sorted(found[i])) for i in sorted(found)]
         specialised: dict[str, set[str]] = {}
         for m in matches:
             parent = self._parent.get(m.fr.id)

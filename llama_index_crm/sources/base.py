@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
 from llama_index_crm.rdf import Triple
@@ -36,3 +36,12 @@ class GraphSource(Protocol):
     def close(self) -> None:
         """Release files, stores or connections."""
         ...
+
+
+def source_factory(source: GraphSource) -> Callable[[], GraphSource] | None:
+    """A picklable recipe that opens ``source`` again in another process, if it has one.
+
+    Sources may offer ``factory()``; the builder uses it to run chunks in worker processes.
+    """
+    make = getattr(source, "factory", None)
+    return make() if callable(make) else None

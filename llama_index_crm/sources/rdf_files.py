@@ -14,12 +14,13 @@ stands for every supported file below it. Named graphs are unioned.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import logging
 import time
 import zipfile
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
 from pathlib import Path
 from types import TracebackType
@@ -225,6 +226,10 @@ class RdfFileSource:
             len(self._files),
             time.perf_counter() - started,
         )
+
+    def factory(self) -> Callable[[], RdfFileSource]:
+        """A picklable recipe that opens the same files again (for worker processes)."""
+        return functools.partial(RdfFileSource, list(self._files))
 
     @property
     def store(self) -> ox.Store:

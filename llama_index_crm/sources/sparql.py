@@ -20,6 +20,7 @@ Fuseki ``unionDefaultGraph``) to see the triples of every named graph, as the fi
 
 from __future__ import annotations
 
+import functools
 import http.client
 import json
 import logging
@@ -27,7 +28,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import TracebackType
 from typing import Any
 
@@ -153,6 +154,14 @@ class SparqlEndpointSource:
         self._auth = auth
         self._tsv = True
         self._format_confirmed = False
+
+    def factory(self) -> Callable[[], SparqlEndpointSource]:
+        """A picklable recipe that opens the same endpoint again (for worker processes)."""
+        return functools.partial(
+            SparqlEndpointSource, self.url, timeout=self.timeout, retries=self.retries,
+            backoff=self.backoff, auth=self._auth, batch_size=self.batch_size,
+            default_graph=self.default_graph, page_size=self.page_size,
+        )
 
     def describe(self) -> str:
         """``SPARQL endpoint <url>`` (without any password)."""
