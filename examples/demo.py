@@ -7,19 +7,13 @@ from __future__ import annotations
 
 import argparse
 import collections
-import shutil
 import time
 from pathlib import Path
 
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from llama_index_crm.build.folder import (
-    build_structure,
-    replace_folder,
-    work_dir_for,
-    write_manifest,
-)
+from llama_index_crm.build.folder import build_folder
 from llama_index_crm.sources import RdfFileSource
 
 HERE = Path(__file__).resolve().parent
@@ -37,17 +31,8 @@ def main() -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
 
     started = time.perf_counter()
-    source = RdfFileSource([DEMO_GRAPH])
-    work = work_dir_for(out)
-    try:
-        docs, _, stats = build_structure(source, work)
-        write_manifest(work, source.describe(), stats)
-    except BaseException:
-        shutil.rmtree(work, ignore_errors=True)
-        raise
-    finally:
-        source.close()
-    replace_folder(work, out)
+    with RdfFileSource([DEMO_GRAPH]) as source:
+        docs, stats = build_folder(source, out)
     seconds = time.perf_counter() - started
 
     triples = pq.read_table(out / "triples.parquet", columns=["s", "o"])

@@ -11,13 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from llama_index_crm.build.builder import CHUNK_SIZE, default_workers, peak_rss_mb
-from llama_index_crm.build.folder import (
-    MANIFEST,
-    build_structure,
-    replace_folder,
-    work_dir_for,
-    write_manifest,
-)
+from llama_index_crm.build.folder import MANIFEST, build_folder, work_dir_for
 from llama_index_crm.errors import CrmError
 from llama_index_crm.sources import open_source
 
@@ -27,34 +21,31 @@ def cmd_build(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     out = Path(args.out).resolve()
-    work = work_dir_for(out)
-    if args.resume and not work.exists():
-        print(f"Nothing to resume: {work} does not exist; building from the start.",
+    if args.resume and not work_dir_for(out).exists():
+        print(f"Nothing to resume in {work_dir_for(out)}; building from the start.",
               file=sys.stderr)
-    source = open_source(args.sources, endpoint=args.endpoint)
     started = time.perf_counter()
+    source = open_source(args.sources, endpoint=args.endpoint)
     bar = tqdm(total=None, unit="entities", desc="build", disable=args.quiet,
                dynamic_ncols=True)
-    chunk_started = [time.perf_counter(), 0]
+    last = [time.perf_counter(), 0.0]
 
     def on_chunk(done: int, total: int) -> None:
         now = time.perf_counter()
-        rate = (done - chunk_started[1]) / max(now - chunk_started[0], 1e-9)
-        chunk_started[0], chunk_started[1] = now, done
+        rate = (done - last[1]) / max(now - last[0], 1e-9)
+        last[0], last[1] = now, done
         bar.total = total
         bar.update(done - bar.n)
         bar.set_postfix(chunk_rate=f"{rate:,.0f}/s")
 
     try:
-        docs, _, stats = build_structure(
-            source, work, resume=args.resume, chunk_size=args.chunk_size,
+        _, stats = build_folder(
+            source, out, resume=args.resume, chunk_size=args.chunk_size,
             workers=args.workers, on_chunk=on_chunk,
         )
     finally:
         bar.close()
         source.close()
-    write_manifest(work, source.describe(), stats)
-    replace_folder(work, out)
     seconds = time.perf_counter() - started
     summary = {
         "entities": stats.entities,

@@ -24,11 +24,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from llama_index_crm.build.chaining import CHAIN_THRESHOLD, chain_thin_documents
 from llama_index_crm.build.documents import DocumentWriter, EntityDocument
-from llama_index_crm.build.labels import Labeller, local_words
+from llama_index_crm.build.labels import UNLABELLED, Labeller, local_words
 from llama_index_crm.build.neighbourhood import Neighbourhood
 from llama_index_crm.build.traversal import FRWalker
 from llama_index_crm.errors import EmptyGraphError
@@ -107,6 +108,42 @@ def _init_worker(factory: Callable[[], GraphSource], work_dir: Path, lang: str,
 def _worker_chunk(index: int, chunk: list[str]) -> tuple[int, _ChunkCounts]:
     assert _WORKER is not None, "worker not initialised"
     return _WORKER.run_chunk(index, chunk)
+
+
+def _best_labels(parts: list[Path], docs: list[EntityDocument]) -> tuple[pa.Array, pa.Array]:
+    """One label per term for the whole archive, whatever chunk a triple came from.
+
+    A chunk names only the nodes it fetched; across chunks the same term may carry its
+    label, a marked fallback or nothing. Preference: the entity's document label, then a
+    real label, then a fallback, then nothing (ties: the smallest string).
+    """
+    pieces = [pa.table({"term": pa.array([d.uri for d in docs], pa.string()),
+                        "label": pa.array([d.label for d in docs], pa.string()),
+                        "rank": pa.array([0] * len(docs), pa.int8())})]
+    for part in parts:
+        table = pq.read_table(part, columns=["s", "s_label", "o", "o_label"])
+        for term, label in (("s", "s_label"), ("o", "o_label")):
+            col = table.column(label)
+            rank = pc.if_else(pc.equal(col, ""), 3,
+                              pc.if_else(pc.ends_with(col, UNLABELLED), 2, 1))
+            pieces.append(pa.table({"term": table.column(term), "label": col,
+                                    "rank": pc.cast(rank, pa.int8())}))
+    merged = pa.concat_tables(pieces).sort_by(
+        [("term", "ascending"), ("rank", "ascending"), ("label", "ascending")]
+    )
+    best = merged.group_by("term", use_threads=False).aggregate([("label", "first")])
+    return best.column("term").combine_chunks(), best.column("label_first").combine_chunks()
+
+
+def _relabel(table: pa.Table, terms: pa.Array, labels: pa.Array) -> pa.Table:
+    """``table`` with its s_label / o_label columns taken from the archive-wide labels."""
+    s_label = labels.take(pc.index_in(table.column("s"), value_set=terms))
+    is_literal = pc.starts_with(table.column("o"), '"')
+    o_best = labels.take(pc.index_in(table.column("o"), value_set=terms))
+    o_label = pc.if_else(is_literal, table.column("o_label"), pc.fill_null(o_best, ""))
+    table = table.set_column(table.schema.get_field_index("s_label"), "s_label",
+                             pc.fill_null(s_label, ""))
+    return table.set_column(table.schema.get_field_index("o_label"), "o_label", o_label)
 
 
 def peak_rss_mb() -> float:
@@ -326,16 +363,26 @@ class DocumentBuilder:
         start = time.perf_counter()
         parts = self.work_dir / _PARTS
         triples_path = self.work_dir / TRIPLES_FILE
-        with TripleWriter(triples_path) as tw:
-            for part in sorted(parts.glob("triples-*.parquet")):
-                table = pq.read_table(part)
-                tw.write(zip(*(table.column(c).to_pylist() for c in table.column_names),
-                             strict=True))
-        self.stats.triples_archived = tw.count
         docs: list[EntityDocument] = []
         for part in sorted(parts.glob("docs-*.parquet")):
             for row in pq.read_table(part).to_pylist():
                 docs.append(EntityDocument(**row))
+        if not docs:
+            raise EmptyGraphError(
+                f"{self.source.describe()}: none of its {self.stats.entities:,} subjects is "
+                "typed with a CIDOC-CRM class that has a fundamental category (Thing, Actor, "
+                "Place, Event, Concept), so there is nothing to build documents from. Check "
+                "the rdf:type statements and the namespace (CIDOC-CRM, Erlangen CRM and "
+                "5.x/6.x names are recognised)."
+            )
+        triple_parts = sorted(parts.glob("triples-*.parquet"))
+        terms, labels = _best_labels(triple_parts, docs)
+        with TripleWriter(triples_path) as tw:
+            for part in triple_parts:
+                table = _relabel(pq.read_table(part), terms, labels)
+                tw.write(zip(*(table.column(c).to_pylist() for c in TRIPLE_COLUMNS),
+                             strict=True))
+        self.stats.triples_archived = tw.count
         store = TripleStore.load(triples_path)
         final = chain_thin_documents(docs, store.neighbours, self.chain_threshold)
         self.stats.documents = len(final)

@@ -52,6 +52,8 @@ _BEGIN = ("P82a_begin_of_the_begin", "P81a_end_of_the_begin")
 _END = ("P82b_end_of_the_end", "P81b_begin_of_the_end")
 _WITHIN = ("P82_at_some_time_within", "P81_ongoing_throughout")
 MAX_ITEMS = 200
+_NAMING_LINKS = 50
+"""Neighbours looked at to name an unlabelled node (its strongest links first)."""
 """Targets listed per relationship before "… and N more"."""
 
 # FRs listed first, by category: what identifies a work, a person, a place or an event.
@@ -172,7 +174,7 @@ class DocumentWriter:
         """A target as ``Name (annotation)``; an unlabelled one by its class name."""
         name, real = lab.resolve(node)
         if not real:
-            if node in nb.complete:
+            if nb.require(node):  # named after its neighbours: needs all of them
                 name = self.entity_label(nb, lab, node)
             else:
                 classes = self.class_names(nb, node)
@@ -191,17 +193,17 @@ class DocumentWriter:
         classes = self.class_names(nb, node)
         if not classes:
             return name
-        best: tuple[float, str, str] | None = None
-        for p, objs in nb.out.get(node, {}).items():
-            for o in objs:
-                if lab.has_label(o) and not self.is_satellite(nb, o):
-                    cand = (-self.ontology.weight(p), lab.name(o), o)
-                    best = cand if best is None or cand < best else best
-        for p, subs in nb.inc.get(node, {}).items():
-            for s in subs:
-                if lab.has_label(s) and not self.is_satellite(nb, s):
-                    cand = (-self.ontology.weight(p), lab.name(s), s)
-                    best = cand if best is None or cand < best else best
+        links = sorted(
+            (-self.ontology.weight(p), n)
+            for edges in (nb.out.get(node, {}), nb.inc.get(node, {}))
+            for p, nodes in edges.items()
+            for n in nodes
+        )[:_NAMING_LINKS]
+        best: tuple[float, str] | None = None
+        for weight, n in links:
+            if lab.has_label(n) and not self.is_satellite(nb, n):
+                cand = (weight, lab.name(n))
+                best = cand if best is None or cand < best else best
         return f"{classes[0]} of {best[1]}" if best else name
 
     def _names(self, nb: Neighbourhood, lab: Labeller, node: str,

@@ -17,6 +17,7 @@ from llama_index_crm import __version__
 from llama_index_crm.build.builder import CHUNK_SIZE, BuildStats, DocumentBuilder
 from llama_index_crm.build.documents import EntityDocument
 from llama_index_crm.build.reader import to_document
+from llama_index_crm.errors import EmptyGraphError, SourceError
 from llama_index_crm.ontology import find_config_dir
 from llama_index_crm.sources.base import GraphSource
 from llama_index_crm.storage import CrmDocumentStore
@@ -91,3 +92,33 @@ def build_structure(
     docstore.add_documents([to_document(d) for d in docs])
     docstore.persist(str(work))
     return docs, docstore, builder.stats
+
+
+def build_folder(
+    source: GraphSource,
+    out_dir: Path,
+    *,
+    resume: bool = False,
+    chunk_size: int = CHUNK_SIZE,
+    workers: int = 1,
+    on_chunk: Callable[[int, int], None] | None = None,
+) -> tuple[list[EntityDocument], BuildStats]:
+    """Build ``source`` into ``out_dir`` atomically (see the module docstring).
+
+    The work happens in a temporary sibling folder that replaces ``out_dir`` only once
+    complete. Interrupted, it stays for ``resume=True``; when the graph turns out to hold
+    nothing to build from, it is removed and ``out_dir`` is left as it was.
+    """
+    out_dir = Path(out_dir).resolve()
+    work = work_dir_for(out_dir)
+    try:
+        docs, _, stats = build_structure(
+            source, work, resume=resume, chunk_size=chunk_size, workers=workers,
+            on_chunk=on_chunk,
+        )
+    except (EmptyGraphError, SourceError):
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    write_manifest(work, source.describe(), stats)
+    replace_folder(work, out_dir)
+    return docs, stats

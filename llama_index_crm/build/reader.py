@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import shutil
 import tempfile
@@ -49,8 +50,10 @@ def to_document(doc: EntityDocument) -> Document:
     )
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^\w-]+", "_", text, flags=re.UNICODE).strip("_")[:80] or "entity"
+def _filename(doc: EntityDocument) -> str:
+    """``<label slug>-<8 hex of the IRI>.md``: readable, and unique per entity."""
+    slug = re.sub(r"[^\w-]+", "_", doc.label, flags=re.UNICODE).strip("_")[:80] or "entity"
+    return f"{slug}-{hashlib.sha1(doc.uri.encode()).hexdigest()[:8]}.md"
 
 
 class CidocCrmReader(BasePydanticReader):
@@ -144,5 +147,5 @@ class CidocCrmReader(BasePydanticReader):
             if self.write_markdown:
                 folder = md_dir / doc.category
                 folder.mkdir(parents=True, exist_ok=True)
-                (folder / f"{_slug(doc.label)}.md").write_text(doc.text + "\n", encoding="utf-8")
+                (folder / _filename(doc)).write_text(doc.text + "\n", encoding="utf-8")
             yield to_document(doc)
