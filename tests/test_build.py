@@ -85,7 +85,9 @@ def test_satellites_and_chaining_counts(tmp_path: Path) -> None:
     with RdfFileSource([DEMO]) as source:
         docs, stats = build_folder(source, tmp_path / "index")
     assert stats.entities == 310
-    assert stats.satellites_absorbed == 91  # appellations, types, time-spans, dimensions, rights
+    # 62 appellations, 14 identifiers, 66 types (with the unit), 25 time-spans, 4 dimensions, 1 right
+    assert stats.satellites_absorbed == 172
+    assert stats.uncategorised == 0
     assert stats.documents_chained == 18
     assert stats.documents == len(docs) == 120
     assert stats.triples_archived == 1354
@@ -146,7 +148,7 @@ def test_interrupted_build_leaves_previous_folder_and_resumes(tmp_path: Path) ->
     assert seen[0] > 100  # the two checkpointed chunks were not built again
     assert not work_dir_for(out.resolve()).exists()
     assert {d.uri: d.text for d in resumed} == {d.uri: d.text for d in first}
-    assert stats.entities == 310 and stats.satellites_absorbed == 91
+    assert stats.entities == 310 and stats.satellites_absorbed == 172
 
 
 def test_malformed_rdf_names_file_and_line_and_writes_nothing(

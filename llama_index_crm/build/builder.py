@@ -44,6 +44,7 @@ CHUNK_SIZE = 1000
 MAX_ROUNDS = 10
 """Fetch rounds per chunk; paths longer than this many hops are cut (none in TR-429 are)."""
 TRIPLES_FILE = "triples.parquet"
+FR_EDGES_FILE = "fr_edges.parquet"
 TRIPLE_COLUMNS = ("s", "s_label", "p", "p_label", "o", "o_label")
 _PARTS = "parts"
 _PROGRESS = "progress.json"
@@ -55,6 +56,7 @@ _DOC_SCHEMA = pa.schema(
         ("classes", pa.list_(pa.string())),
         ("text", pa.string()),
         ("satellites", pa.list_(pa.string())),
+        ("fr_edges", pa.list_(pa.list_(pa.string()))),
     ]
 )
 
@@ -108,6 +110,17 @@ def _init_worker(factory: Callable[[], GraphSource], work_dir: Path, lang: str,
 def _worker_chunk(index: int, chunk: list[str]) -> tuple[int, _ChunkCounts]:
     assert _WORKER is not None, "worker not initialised"
     return _WORKER.run_chunk(index, chunk)
+
+
+def _write_fr_edges(path: Path, docs: list[EntityDocument]) -> None:
+    """Every FR match of the build as rows (s, fr, o): the FR graph behind PageRank."""
+    rows = [(d.uri, fr, o) for d in docs for fr, o in d.fr_edges]
+    table = pa.table({
+        "s": pa.array([r[0] for r in rows], pa.string()),
+        "fr": pa.array([r[1] for r in rows], pa.string()),
+        "o": pa.array([r[2] for r in rows], pa.string()),
+    })
+    pq.write_table(table, path)
 
 
 def _best_labels(parts: list[Path], docs: list[EntityDocument]) -> tuple[pa.Array, pa.Array]:
@@ -232,10 +245,10 @@ class DocumentBuilder:
             doc = docs.get(uri)
             if doc is not None:
                 result.documents.append(doc)
-            elif nb.category(uri) is None:
-                result.uncategorised += 1
-            else:
+            elif self.writer.is_satellite(nb, uri):
                 result.satellites += 1
+            else:
+                result.uncategorised += 1
         return result, nb
 
     def _triple_rows(self, nb: Neighbourhood) -> pa.Table:
@@ -347,7 +360,8 @@ class DocumentBuilder:
         table = pa.Table.from_pylist(
             [
                 {"uri": d.uri, "label": d.label, "category": d.category, "classes": d.classes,
-                 "text": d.text, "satellites": d.satellites}
+                 "text": d.text, "satellites": d.satellites,
+                 "fr_edges": [list(e) for e in d.fr_edges]}
                 for d in docs
             ],
             schema=_DOC_SCHEMA,
@@ -366,6 +380,7 @@ class DocumentBuilder:
         docs: list[EntityDocument] = []
         for part in sorted(parts.glob("docs-*.parquet")):
             for row in pq.read_table(part).to_pylist():
+                row["fr_edges"] = [tuple(e) for e in row["fr_edges"]]
                 docs.append(EntityDocument(**row))
         if not docs:
             raise EmptyGraphError(
@@ -383,6 +398,7 @@ class DocumentBuilder:
                 tw.write(zip(*(table.column(c).to_pylist() for c in TRIPLE_COLUMNS),
                              strict=True))
         self.stats.triples_archived = tw.count
+        _write_fr_edges(self.work_dir / FR_EDGES_FILE, docs)
         store = TripleStore.load(triples_path)
         final = chain_thin_documents(docs, store.neighbours, self.chain_threshold)
         self.stats.documents = len(final)

@@ -45,6 +45,7 @@ SATELLITE_CLASSES = frozenset(
 _TYPE = frozenset({"P2_has_type"})
 _NAMES = frozenset({"P1_is_identified_by", "P102_has_title", "P48_has_preferred_identifier"})
 _TIME = frozenset({"P4_has_time-span"})
+_ASSIGNED = frozenset({"P42_assigned", "P141_assigned"})
 _DIMENSIONS = frozenset({"P43_has_dimension"})
 _RIGHTS = frozenset({"P104_is_subject_to", "P105_right_held_by"})
 _FOLDED = _TYPE | _NAMES | _TIME | _DIMENSIONS | frozenset({"P104_is_subject_to"})
@@ -81,6 +82,8 @@ class EntityDocument:
     text: str
     chained_from: list[str] = field(default_factory=list)
     satellites: list[str] = field(default_factory=list)
+    fr_edges: list[tuple[str, str]] = field(default_factory=list)
+    """(FR id, target) for every FR match of the entity, before display de-duplication."""
 
 
 def _fr_rank(fr_id: str, category: str) -> int:
@@ -164,6 +167,8 @@ class DocumentWriter:
         if not nb.require_described(node):
             return ""
         bits = [lab.name(t) for t in sorted(nb.objects(node, _TYPE)) if lab.has_label(t)][:3]
+        # what an attribute or type assignment assigned ("Type Assignment (painting)")
+        bits += [lab.name(t) for t in sorted(nb.objects(node, _ASSIGNED)) if lab.has_label(t)]
         if nb.category(node) == "Event":
             date = self.event_date(nb, lab, node)
             if date:
@@ -290,6 +295,7 @@ class DocumentWriter:
             classes=classes,
             text="\n".join(lines),
             satellites=satellites,
+            fr_edges=[(m.fr.id, t) for m in matches for t in m.targets],
         )
 
     def _fr_lines(self, nb: Neighbourhood, lab: Labeller, matches: list[FRMatch],
