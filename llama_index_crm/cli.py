@@ -9,8 +9,9 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from llama_index_crm.build.builder import CHUNK_SIZE, default_workers, peak_rss_mb
+from llama_index_crm.build.builder import CHUNK_SIZE, BuildStats, default_workers, peak_rss_mb
 from llama_index_crm.build.folder import MANIFEST, build_folder, work_dir_for
 from llama_index_crm.errors import CrmError
 from llama_index_crm.sources import open_source
@@ -38,13 +39,31 @@ def cmd_build(args: argparse.Namespace) -> int:
         bar.update(done - bar.n)
         bar.set_postfix(chunk_rate=f"{rate:,.0f}/s")
 
+    embed_bar = tqdm(total=None, unit="docs", desc="embed", disable=args.quiet or args.no_embed,
+                     dynamic_ncols=True)
+
+    def on_embedded(done: int, total: int) -> None:
+        embed_bar.total = total
+        embed_bar.update(done - embed_bar.n)
+
     try:
-        _, stats = build_folder(
-            source, out, resume=args.resume, chunk_size=args.chunk_size,
-            workers=args.workers, on_chunk=on_chunk,
-        )
+        if args.no_embed:
+            _, stats = build_folder(
+                source, out, resume=args.resume, chunk_size=args.chunk_size,
+                workers=args.workers, on_chunk=on_chunk,
+            )
+        else:
+            from llama_index_crm.index import CrmGraphIndex
+
+            index = CrmGraphIndex.build(
+                source, out, embed_model=args.embed_model, resume=args.resume,
+                chunk_size=args.chunk_size, workers=args.workers, on_chunk=on_chunk,
+                on_embedded=on_embedded,
+            )
+            stats = BuildStats(**index.manifest["stats"])
     finally:
         bar.close()
+        embed_bar.close()
         source.close()
     seconds = time.perf_counter() - started
     summary = {
@@ -75,6 +94,75 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def _pipeline(args: argparse.Namespace) -> Any:
+    from llama_index_crm.index import CrmGraphIndex
+    from llama_index_crm.llms import make_llm
+    from llama_index_crm.query.engine import CrmQueryPipeline
+
+    index = CrmGraphIndex.load(args.index)
+    return CrmQueryPipeline(index, llm=make_llm(args.llm))
+
+
+def _print_answer(answer: Any, show_context: bool) -> None:
+    print(answer.answer)
+    if answer.count is not None:
+        print(f"(count: {answer.count})")
+    print("\nSources:")
+    for item in answer.retrieved():
+        print(f"  {item['score']:.4f}  {item['label']}  <{item['uri']}>")
+    if show_context:
+        print("\n" + answer.context)
+
+
+def cmd_query(args: argparse.Namespace) -> int:
+    """``crm-rag query --index DIR --questions Q.jsonl --out R.jsonl``."""
+    pipeline = _pipeline(args)
+    questions = [json.loads(line) for line in Path(args.questions).read_text().splitlines()
+                 if line.strip()]
+    histories: dict[str, list[tuple[str, str]]] = {}
+    out_path = Path(args.out)
+    tmp = out_path.with_suffix(out_path.suffix + ".tmp")
+    with tmp.open("w", encoding="utf-8") as out:
+        for q in questions:
+            history = histories.get(q["turn_of"], []) if q.get("turn_of") else []
+            answer = pipeline.run(q["question"], history)
+            top = answer.nodes[0].node.metadata.get("label", "") if answer.nodes else ""
+            histories[q["id"]] = [*history, (q["question"], str(top))]
+            out.write(json.dumps({
+                "id": q["id"], "retrieved": answer.retrieved(), "context": answer.context,
+                "answer": answer.answer, "count": answer.count,
+                "latency_s": round(answer.latency_s, 4),
+            }, ensure_ascii=False) + "\n")
+    tmp.replace(out_path)
+    print(f"Answered {len(questions)} questions into {out_path}")
+    return 0
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    """``crm-rag ask --index DIR "question"``."""
+    _print_answer(_pipeline(args).run(" ".join(args.question)), args.context)
+    return 0
+
+
+def cmd_chat(args: argparse.Namespace) -> int:
+    """``crm-rag chat --index DIR``: a conversation; follow-ups keep their context."""
+    pipeline = _pipeline(args)
+    history: list[tuple[str, str]] = []
+    print("Ask about the collection (empty line or Ctrl-D to quit).")
+    while True:
+        try:
+            question = input("> ").strip()
+        except EOFError:
+            break
+        if not question:
+            break
+        answer = pipeline.run(question, history)
+        _print_answer(answer, args.context)
+        top = answer.nodes[0].node.metadata.get("label", "") if answer.nodes else ""
+        history.append((question, str(top)))
+    return 0
+
+
 def make_parser() -> argparse.ArgumentParser:
     """The argument parser of ``crm-rag``."""
     parser = argparse.ArgumentParser(prog="crm-rag", description=__doc__)
@@ -91,8 +179,35 @@ def make_parser() -> argparse.ArgumentParser:
     build.add_argument("--chunk-size", type=int, default=CHUNK_SIZE)
     build.add_argument("--workers", type=int, default=default_workers(),
                        help="processes building chunks at once (default: one per core, ≤ 4)")
+    build.add_argument("--no-embed", action="store_true",
+                       help="documents and triples only: no embeddings, BM25 or statistics")
+    build.add_argument("--embed-model", default=None,
+                       help="sentence-transformers model name or path (default: the offline "
+                            "all-MiniLM-L6-v2 wheel)")
     build.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     build.set_defaults(func=cmd_build)
+
+    def with_index(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--index", required=True, help="a folder written by crm-rag build")
+        p.add_argument("--llm", default=None,
+                       help="openai:MODEL, openai:MODEL@URL (OpenAI-compatible) or "
+                            "ollama:MODEL; default: answer from documents and triples")
+        p.add_argument("--context", action="store_true", help="also print the context")
+
+    query = sub.add_parser("query", help="answer a JSONL file of questions (evaluation)")
+    with_index(query)
+    query.add_argument("--questions", required=True)
+    query.add_argument("--out", required=True)
+    query.set_defaults(func=cmd_query)
+
+    ask = sub.add_parser("ask", help="answer one question")
+    with_index(ask)
+    ask.add_argument("question", nargs="+")
+    ask.set_defaults(func=cmd_ask)
+
+    chat = sub.add_parser("chat", help="a conversation in the terminal")
+    with_index(chat)
+    chat.set_defaults(func=cmd_chat)
 
     stats = sub.add_parser("stats", help="print the manifest of a built folder")
     stats.add_argument("index")

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from conftest import SHARED, requires_shared
 from llama_index.core.ingestion import IngestionPipeline
 from llama_index.core.readers.base import ReaderConfig
 from llama_index.core.schema import MetadataMode
@@ -18,7 +19,6 @@ from llama_index_crm.build.folder import build_folder, work_dir_for
 from llama_index_crm.cli import main as cli_main
 from llama_index_crm.errors import EmptyGraphError, SourceError
 from llama_index_crm.sources import RdfFileSource, SparqlEndpointSource
-from tests.conftest import SHARED, requires_shared
 
 DEMO = Path(__file__).resolve().parents[1] / "examples" / "data" / "troodos.ttl"
 T = "https://example.org/troodos/"
@@ -85,7 +85,8 @@ def test_satellites_and_chaining_counts(tmp_path: Path) -> None:
     with RdfFileSource([DEMO]) as source:
         docs, stats = build_folder(source, tmp_path / "index")
     assert stats.entities == 310
-    # 62 appellations, 14 identifiers, 66 types (with the unit), 25 time-spans, 4 dimensions, 1 right
+    # 62 appellations, 14 identifiers, 66 types (with the unit), 25 time-spans,
+    # 4 dimensions, 1 right
     assert stats.satellites_absorbed == 172
     assert stats.uncategorised == 0
     assert stats.documents_chained == 18

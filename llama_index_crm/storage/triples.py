@@ -263,6 +263,13 @@ class TripleStore:
                 writer.write_table(pa.Table.from_arrays(arrays, schema=TRIPLE_SCHEMA))
 
     # ----- id level ---------------------------------------------------------------------
+    def ids_of(self, terms: pa.Array | pa.ChunkedArray | Sequence[str]) -> np.ndarray:
+        """Ids of many terms at once (vectorised); -1 where a term does not occur."""
+        array = terms if isinstance(terms, pa.Array | pa.ChunkedArray) else pa.array(
+            list(terms), pa.large_string())
+        found = pc.index_in(array, value_set=self._terms.array)
+        return found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+
     def id_of(self, term: str) -> int | None:
         """The id of a term (IRI, blank node or encoded literal), ``None`` if absent."""
         return self._terms.id_of(term)

