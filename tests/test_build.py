@@ -89,13 +89,15 @@ def test_satellites_and_chaining_counts(tmp_path: Path) -> None:
     # 4 dimensions, 1 right
     assert stats.satellites_absorbed == 172
     assert stats.uncategorised == 0
-    assert stats.documents_chained == 18
-    assert stats.documents == len(docs) == 120
+    assert stats.documents_chained == 15
+    assert stats.documents == len(docs) == 123
     assert stats.triples_archived == 1354
     kept = {d.uri for d in docs}
     chained = [u for d in docs for u in d.chained_from]
-    assert len(chained) == 18 and not kept & set(chained)
-    assert all(d.category != "Event" for d in docs if d.uri in chained)
+    assert len(chained) == 15 and not kept & set(chained)
+    # events, people and places are never chained away
+    kept_kinds = tuple(T + kind for kind in ("production/", "person/", "place/"))
+    assert not any(u.startswith(kept_kinds) for u in chained)
     # no document in a satellite class survives
     satellite_prefixes = tuple(T + p for p in ("appellation/", "timespan/", "type/"))
     assert not any(d.uri.startswith(satellite_prefixes) for d in docs)
@@ -189,7 +191,7 @@ def test_reader_yields_documents_with_hidden_uri(tmp_path: Path) -> None:
     reader = CidocCrmReader(paths=[str(DEMO)], write_markdown=True,
                             markdown_dir=str(tmp_path / "md"))
     docs = list(reader.lazy_load_data())
-    assert len(docs) == 120
+    assert len(docs) == 123
     church = next(d for d in docs if d.metadata["uri"] == T + "church/asinou")
     assert church.id_ == T + "church/asinou"
     assert church.metadata["category"] == "Thing"
@@ -199,7 +201,7 @@ def test_reader_yields_documents_with_hidden_uri(tmp_path: Path) -> None:
     assert church.get_content(MetadataMode.EMBED).startswith("[Thing] Panagia Phorbiottissa")
     # the triple store it filled answers neighbour look-ups
     assert T + "place/asinou" in reader.triple_store.neighbours(T + "church/asinou")
-    assert len(list((tmp_path / "md").rglob("*.md"))) == 120
+    assert len(list((tmp_path / "md").rglob("*.md"))) == 123
 
 
 def test_reader_runs_inside_an_ingestion_pipeline() -> None:
@@ -207,7 +209,7 @@ def test_reader_runs_inside_an_ingestion_pipeline() -> None:
         readers=[ReaderConfig(reader=CidocCrmReader(paths=[str(DEMO)]))], transformations=[]
     )
     nodes = pipeline.run()
-    assert len(nodes) == 120
+    assert len(nodes) == 123
     assert all("uri" in n.metadata for n in nodes)
 
 
@@ -218,7 +220,7 @@ def test_builder_checkpoints_each_chunk(tmp_path: Path) -> None:
         assert done == [100, 200, 300, 310]
         assert len(list((tmp_path / "parts").glob("docs-*.parquet"))) == 4
         docs = builder.finish()
-    assert len(docs) == 120
+    assert len(docs) == 123
     assert not (tmp_path / "parts").exists()
     assert (tmp_path / "triples.parquet").exists()
 

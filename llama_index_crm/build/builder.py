@@ -400,7 +400,8 @@ class DocumentBuilder:
         self.stats.triples_archived = tw.count
         _write_fr_edges(self.work_dir / FR_EDGES_FILE, docs)
         store = TripleStore.load(triples_path)
-        final = chain_thin_documents(docs, store.neighbours, self.chain_threshold)
+        final = chain_thin_documents(docs, store.neighbours, self.chain_threshold,
+                                     degree=store.degree)
         self.stats.documents = len(final)
         self.stats.documents_chained = len(docs) - len(final)
         self.stats.seconds = round(self.stats.seconds + time.perf_counter() - start, 3)

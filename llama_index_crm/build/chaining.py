@@ -14,7 +14,12 @@ from llama_index_crm.build.documents import EntityDocument
 
 CHAIN_THRESHOLD = 400
 """Documents shorter than this (characters) are chained into a neighbour."""
-KEEP_CATEGORIES = frozenset({"Event"})
+KEEP_CATEGORIES = frozenset({"Event", "Actor", "Place"})
+"""Never chained away: events (the hubs between works, people, places and dates), and the
+people and places questions ask for by name ("who made…", "where…"), whose documents must
+stay findable on their own however short they are."""
+HUB_DEGREE = 2000
+"""Documents of entities with more triples never receive chained documents."""
 
 
 def chain_thin_documents(
@@ -22,23 +27,30 @@ def chain_thin_documents(
     neighbours: Callable[[str], Iterable[str]],
     threshold: int = CHAIN_THRESHOLD,
     keep: frozenset[str] = KEEP_CATEGORIES,
+    degree: Callable[[str], int] | None = None,
+    max_degree: int = HUB_DEGREE,
 ) -> list[EntityDocument]:
     """Fold every thin document into its richest neighbour; return the documents left.
 
-    Thin documents are handled shortest first; the neighbour receiving one is the linked
-    document with the longest text at that moment (ties broken by URI), never a removed
-    one. A thin document with no documented neighbour stays.
+    Richness is the length of a document as it was built, before anything was appended
+    to it (otherwise one document that received a few thin ones would attract all the
+    rest). Hubs (more than ``max_degree`` triples: a rights statement shared by thousands
+    of images, a museum) never receive documents. A thin document with no eligible
+    neighbour stays.
 
     Args:
         docs: all documents of the build.
         neighbours: graph neighbours of a URI (the triple store's ``neighbours``).
         threshold: the length under which a document is thin.
         keep: categories that are never chained away.
+        degree: number of triples of a URI (the triple store's ``degree``).
+        max_degree: neighbours with more triples are hubs.
 
     Returns:
         The remaining documents, in their original order.
     """
     by_uri = {d.uri: d for d in docs}
+    size = {d.uri: len(d.text) for d in docs}
     removed: set[str] = set()
     thin = sorted(
         (d for d in docs if len(d.text) < threshold and d.category not in keep),
@@ -50,7 +62,9 @@ def chain_thin_documents(
             cand = by_uri.get(n)
             if cand is None or n in removed or n == doc.uri:
                 continue
-            if best is None or (len(cand.text), best.uri) > (len(best.text), cand.uri):
+            if degree is not None and degree(n) > max_degree:
+                continue
+            if best is None or (size[n], best.uri) > (size[best.uri], n):
                 best = cand
         if best is None:
             continue
