@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import bm25s
 import faiss
@@ -33,6 +33,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import Stemmer
 from llama_index.core.base.embeddings.base import BaseEmbedding
+from llama_index.core.chat_engine.types import BaseChatEngine
+from llama_index.core.llms import LLM
+from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import BaseNode, MetadataMode
 from llama_index.retrievers.bm25 import BM25Retriever
 
@@ -63,6 +66,10 @@ from llama_index_crm.sources import open_source
 from llama_index_crm.sources.base import GraphSource
 from llama_index_crm.storage import CrmDocumentStore, TripleStore
 from llama_index_crm.storage.statistics import GraphStatistics
+
+if TYPE_CHECKING:
+    from llama_index_crm.query.engine import CrmAnswer, CrmQueryPipeline
+    from llama_index_crm.retrievers.pool import CandidatePoolRetriever
 
 DOC_IDS = "doc_ids.json"
 VECTORS = "vectors.npy"
@@ -464,11 +471,53 @@ class CrmGraphIndex:
                    statistics, manifest, meta, fr_csr, embed_model=model)
 
     # -- the query phase -----------------------------------------------------------------
-    def as_retriever(self, **kwargs: Any) -> Any:
-        """The candidate-pool retriever (hybrid + category channels + PageRank)."""
+    def as_retriever(self, **kwargs: Any) -> CandidatePoolRetriever:
+        """The candidate-pool retriever (hybrid + category + graph channels).
+
+        Follow it with :meth:`node_postprocessors` for the final, connected context.
+        """
         from llama_index_crm.retrievers.pool import CandidatePoolRetriever
 
         return CandidatePoolRetriever.from_index(self, **kwargs)
+
+    def node_postprocessors(self, plan_for: Any = None,
+                            **kwargs: Any) -> list[BaseNodePostprocessor]:
+        """The coherent-subgraph re-ranker and the triple-context builder for this index."""
+        from llama_index_crm.postprocessors import (
+            CoherentSubgraphPostprocessor,
+            TripleContextPostprocessor,
+        )
+
+        vectors = self.vectors
+
+        def vector(doc_id: str) -> np.ndarray | None:
+            row = self.row_of.get(doc_id)
+            return None if row is None else vectors[row]
+
+        return [
+            CoherentSubgraphPostprocessor.from_components(
+                self.triples, vectors=vector, ontology=self.ontology, plan_provider=plan_for,
+                **kwargs),
+            TripleContextPostprocessor.from_components(self.triples, ontology=self.ontology),
+        ]
+
+    def as_query_pipeline(self, **kwargs: Any) -> CrmQueryPipeline:
+        """Plan → pool → coherent subgraph → triple context → answer, in one object."""
+        from llama_index_crm.query.engine import CrmQueryPipeline
+
+        return CrmQueryPipeline(self, **kwargs)
+
+    def as_chat_engine(self, llm: LLM | None = None, **kwargs: Any) -> BaseChatEngine:
+        """A chat engine: LlamaIndex's ``CondensePlusContextChatEngine`` over this index's
+        retriever and postprocessors when ``llm`` is given, else one that answers from the
+        documents and triples (no LLM needed)."""
+        from llama_index_crm.query.chat import make_chat_engine
+
+        return make_chat_engine(self, llm=llm, **kwargs)
+
+    def ask(self, question: str, llm: LLM | None = None) -> CrmAnswer:
+        """Answer one question (see :class:`~llama_index_crm.query.engine.CrmAnswer`)."""
+        return self.as_query_pipeline(llm=llm).run(question)
 
 
 def _faiss_index(vectors: np.ndarray, approximate_above: int) -> Any:

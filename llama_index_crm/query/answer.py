@@ -86,6 +86,18 @@ def best_lines(question: str, nodes: Sequence[NodeWithScore], max_lines: int = 3
     return list(dict.fromkeys(line for _, _, line in scored))[:max_lines]
 
 
+def _names_match(anchor: str, label: str) -> bool:
+    """True when a name in a question and an entity label name the same thing.
+
+    >>> _names_match("Daniel Orme", "Orme, Daniel")
+    True
+    >>> _names_match("Daniel Orme", "British")
+    False
+    """
+    a, b = terms(anchor), terms(label)
+    return bool(a and b) and len(a & b) / min(len(a), len(b)) >= 0.6
+
+
 def listing(
     plan: QueryPlan,
     nodes: Sequence[NodeWithScore],
@@ -101,9 +113,15 @@ def listing(
         describe: entity → (label, category, document text), None when it has no document.
     """
     targets = set(plan.target_categories)
-    anchor = next((n for n in nodes if n.node.metadata.get("category") not in targets), None)
-    if anchor is None:
+    context = set(plan.context_categories) - targets
+    candidates = [n for n in nodes if n.node.metadata.get("category") in context] or [
+        n for n in nodes if n.node.metadata.get("category") not in targets]
+    if not candidates:
         return None
+    # the candidate whose name is what the question names ("works by Daniel Orme")
+    named = [n for n in candidates
+             if any(_names_match(a, str(n.node.metadata.get("label", ""))) for a in plan.anchors)]
+    anchor = (named or candidates)[0]
     uri = str(anchor.node.metadata.get("uri", anchor.node.node_id))
     items: list[tuple[str, str]] = []
     for other in links(uri):

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from llama_index.core.llms import LLM
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 
@@ -98,16 +97,14 @@ class CrmQueryPipeline:
         self.llm = llm
         self.retriever = CandidatePoolRetriever(index, self.analyzer.plan_for,
                                                 **(pool_kwargs or {}))
-        self.coherent = CoherentSubgraphPostprocessor.from_components(
-            index.triples, vectors=self._vector, ontology=index.ontology,
-            plan_provider=self.analyzer.plan_for, **(coherent_kwargs or {}))
-        self.context_builder = TripleContextPostprocessor.from_components(
-            index.triples, ontology=index.ontology, **(context_kwargs or {}))
+        coherent, context = index.node_postprocessors(self.analyzer.plan_for,
+                                                      **(coherent_kwargs or {}))
+        assert isinstance(coherent, CoherentSubgraphPostprocessor)
+        assert isinstance(context, TripleContextPostprocessor)
+        for key, value in (context_kwargs or {}).items():
+            setattr(context, key, value)
+        self.coherent, self.context_builder = coherent, context
         index.warm()
-
-    def _vector(self, doc_id: str) -> np.ndarray | None:
-        row = self.index.row_of.get(doc_id)
-        return None if row is None else self.index.vectors[row]
 
     def plan(self, question: str, history: Sequence[tuple[str, str]] | None = None) -> QueryPlan:
         """The plan of ``question`` in its conversation."""

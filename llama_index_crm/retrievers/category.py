@@ -24,13 +24,12 @@ if TYPE_CHECKING:
     from llama_index_crm.index import CrmGraphIndex
 
 _YEAR = re.compile(r"(?<![\d.])(\d{3,4})(?:-\d\d(?:-\d\d)?)?(?![\d])")
-_DATED_LINES = re.compile(
-    r"^(?:Date|Beginning of existence|End of existence|Created in|From|Has met) .*$|"
-    r"^Created in \(event\).*$", re.MULTILINE)
+_DATED_LINES = re.compile(r"^(?:Date|Beginning of existence|Created in \(event\)):.*$",
+                          re.MULTILINE)
 
 
 def years_of(text: str) -> set[int]:
-    """Years written in a document's date lines (creation, existence, event dates).
+    """Years in a document's own dates: when it came into existence or took place.
 
     >>> sorted(years_of("Created in (event): Production of X (1936)\\nNote: 1812"))
     [1936]

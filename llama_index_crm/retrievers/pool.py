@@ -44,7 +44,8 @@ class CandidatePoolRetriever(BaseRetriever):
         metadata_cap: at most this share of the pool for documents about documents.
         anchors: best hybrid hits whose FR neighbours join the pool.
         hybrid_weight: weight of the hybrid ranking in the pool fusion.
-        category_weight: weight of the category ranking.
+        category_weight: weight of the category ranking (below the hybrid one: what the
+            question says directly leads; the category channel adds recall).
         graph_weight: weight of the graph ranking.
         rrf_k: the k of reciprocal rank fusion.
         retriever_kwargs: passed to the inner hybrid and category retrievers.
@@ -60,7 +61,7 @@ class CandidatePoolRetriever(BaseRetriever):
         metadata_cap: float = 0.25,
         anchors: int = 3,
         hybrid_weight: float = 1.0,
-        category_weight: float = 1.0,
+        category_weight: float = 0.7,
         graph_weight: float = 1.0,
         rrf_k: int = RRF_K,
         retriever_kwargs: dict[str, Any] | None = None,
