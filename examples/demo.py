@@ -1,6 +1,7 @@
-"""The demo behind ``make demo``: build the bundled Troodos graph and show what came out.
+"""The demo behind ``make demo``: index the bundled Troodos graph and ask it questions.
 
-Run from the repository root: ``python examples/demo.py [--out DIR]``.
+Run from the repository root: ``python examples/demo.py [--out DIR]``. No LLM is needed:
+answers are built from the retrieved documents and triples.
 """
 
 from __future__ import annotations
@@ -13,17 +14,23 @@ from pathlib import Path
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from llama_index_crm.build.folder import build_folder
+from llama_index_crm import CrmGraphIndex
 from llama_index_crm.sources import RdfFileSource
 
 HERE = Path(__file__).resolve().parent
 DEMO_GRAPH = HERE / "data" / "troodos.ttl"
 SHOWN = ("church/asinou", "person/nikephoros-ischyrios")
-"""Documents printed at the end: those whose IRI ends with these."""
+"""Documents printed after the summary: those whose IRI ends with these."""
+QUESTIONS = (
+    "Who founded the church at Asinou?",
+    "When were the wall paintings of Panagia tou Araka made?",
+    "Which churches were painted by Philippos Goul?",
+    "How many churches are in Nicosia District?",
+)
 
 
 def main() -> None:
-    """Build the demo graph into ``--out`` and print a summary and two documents."""
+    """Build the demo index into ``--out``, print a summary, two documents and answers."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", default=str(HERE.parent / "indexes" / "troodos"))
     args = parser.parse_args()
@@ -32,30 +39,40 @@ def main() -> None:
 
     started = time.perf_counter()
     with RdfFileSource([DEMO_GRAPH]) as source:
-        docs, stats = build_folder(source, out)
+        index = CrmGraphIndex.build(source, out)
     seconds = time.perf_counter() - started
+    stats = index.manifest["stats"]
 
     triples = pq.read_table(out / "triples.parquet", columns=["s", "o"])
     objects = triples.column("o")
     nodes = set(pc.unique(triples.column("s")).to_pylist())
     nodes |= set(pc.unique(pc.filter(objects, pc.invert(pc.starts_with(objects, '"'))))
                  .to_pylist())
-    by_category = collections.Counter(d.category for d in docs)
+    by_category = collections.Counter(index.meta.categories)
 
     print(f"Troodos painted churches: {DEMO_GRAPH.relative_to(HERE.parent)}")
     print(f"  nodes (IRIs and blank nodes)  {len(nodes):,}")
-    print(f"  triples archived              {stats.triples_archived:,}")
-    print(f"  entities                      {stats.entities:,}")
-    print(f"  satellites folded in          {stats.satellites_absorbed:,}")
-    print(f"  documents chained away        {stats.documents_chained:,}")
-    print(f"  documents                     {stats.documents:,}")
+    print(f"  triples archived              {stats['triples_archived']:,}")
+    print(f"  entities                      {stats['entities']:,}")
+    print(f"  satellites folded in          {stats['satellites_absorbed']:,}")
+    print(f"  documents chained away        {stats['documents_chained']:,}")
+    print(f"  documents                     {len(index.doc_ids):,}")
     for category, count in sorted(by_category.items()):
         print(f"    {category:<10} {count:,}")
-    print(f"  built in {seconds:.2f} s into {out}")
-    for word in SHOWN:
-        doc = next((d for d in docs if d.uri.endswith(word)), None)
+    print(f"  built and embedded in {seconds:.1f} s into {out}")
+    for suffix in SHOWN:
+        doc = next((d for d in index.doc_ids if d.endswith(suffix)), None)
         if doc is not None:
-            print("\n" + "-" * 78 + f"\n{doc.text}")
+            print("\n" + "-" * 78 + f"\n{index.node(doc).get_content()}")
+
+    pipeline = index.as_query_pipeline()
+    print("\n" + "=" * 78 + "\nQuestions (no LLM: answers come from documents and triples)")
+    for question in QUESTIONS:
+        answer = pipeline.run(question)
+        print(f"\nQ: {question}\nA: {answer.answer}")
+        sources = ", ".join(r["label"] for r in answer.retrieved()[:4])
+        print(f"   sources: {sources} … ({answer.latency_s * 1000:.0f} ms)")
+    print(f"\nAsk your own: .venv/bin/crm-rag ask --index {out} \"Who painted Panagia Podithou?\"")
 
 
 if __name__ == "__main__":

@@ -66,9 +66,7 @@ def load_embed_model(embed_model: BaseEmbedding | str | None = None) -> BaseEmbe
 
     hf_logging.disable_progress_bar()
 
-    if embed_model is None:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    if embed_model is None:  # loaded by path: nothing is asked of a hub
         model = HuggingFaceEmbedding(
             model_name=str(offline_model_path()), embed_batch_size=BATCH_SIZE, device="cpu"
         )

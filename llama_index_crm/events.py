@@ -28,8 +28,8 @@ class StageCandidatesEvent(BaseEvent):
     """The candidates one stage produced, best first.
 
     Attributes:
-        stage: ``dense``, ``bm25``, ``hybrid``, ``category``, ``pagerank``, ``pool``,
-            ``coherent`` or ``context``.
+        stage: ``dense``, ``bm25``, ``names``, ``hybrid``, ``category``, ``graph``,
+            ``pool``, ``coherent`` or ``context``.
         query: the retrieval query.
         candidates: ``(uri, label, score)`` per candidate.
         details: stage-specific figures (weights, pool quotas, parameters).

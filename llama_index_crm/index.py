@@ -9,6 +9,9 @@ Layout of a persisted index::
     doc_ids.json         row → document id (rows of the vectors, FAISS and BM25)
     vectors.npy          normalised document embeddings (float32)
     faiss.index          FAISS IndexFlatIP (or HNSW above ``approximate_above`` documents)
+    doc_meta.parquet     per row: label, category, classes, chained entities, types, names
+    fr_offsets.npy       the FR graph as CSR arrays over the triple store's term ids
+    fr_targets.npy
     bm25/                llama-index-retrievers-bm25 + bm25_settings.json (tokenizer)
     statistics.json      counts, top documents per category; pagerank.parquet
 
@@ -36,7 +39,7 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.chat_engine.types import BaseChatEngine
 from llama_index.core.llms import LLM
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
-from llama_index.core.schema import BaseNode, MetadataMode
+from llama_index.core.schema import BaseNode, MetadataMode, TextNode
 from llama_index.retrievers.bm25 import BM25Retriever
 
 from llama_index_crm import __version__
@@ -46,6 +49,7 @@ from llama_index_crm.build.folder import (
     MANIFEST,
     build_structure,
     config_hash,
+    discard_unless_resumable,
     replace_folder,
     work_dir_for,
     write_manifest,
@@ -61,7 +65,7 @@ from llama_index_crm.embeddings import (
 )
 from llama_index_crm.errors import EmptyGraphError, IndexFormatError, SourceError
 from llama_index_crm.ontology import Ontology
-from llama_index_crm.retrievers.channels import DenseChannel, LexicalChannel
+from llama_index_crm.retrievers.channels import DenseChannel, LexicalChannel, NameMatcher
 from llama_index_crm.sources import open_source
 from llama_index_crm.sources.base import GraphSource
 from llama_index_crm.storage import CrmDocumentStore, TripleStore
@@ -107,6 +111,7 @@ class DocMeta:
     classes: list[list[str]]
     chained_from: list[list[str]]
     types: list[list[str]]
+    names: list[list[str]]
 
     @classmethod
     def from_documents(cls, docs: Sequence[Any]) -> DocMeta:
@@ -117,7 +122,8 @@ class DocMeta:
             labels = [re.sub(r" \(.*\)$", "", t).strip() for t in line[6:].split("; ") if t]
             types.append([t for t in labels if t and "unlabelled" not in t])
         return cls([d.label for d in docs], [d.category for d in docs],
-                   [list(d.classes) for d in docs], [list(d.chained_from) for d in docs], types)
+                   [list(d.classes) for d in docs], [list(d.chained_from) for d in docs], types,
+                   [names_of(d) for d in docs])
 
     def write(self, path: Path, doc_ids: list[str]) -> None:
         """Write as Parquet."""
@@ -126,6 +132,7 @@ class DocMeta:
             "classes": pa.array(self.classes, pa.list_(pa.string())),
             "chained_from": pa.array(self.chained_from, pa.list_(pa.string())),
             "types": pa.array(self.types, pa.list_(pa.string())),
+            "names": pa.array(self.names, pa.list_(pa.string())),
         }), path)
 
     @classmethod
@@ -134,7 +141,7 @@ class DocMeta:
         t = pq.read_table(path)
         return cls(t.column("label").to_pylist(), t.column("category").to_pylist(),
                    t.column("classes").to_pylist(), t.column("chained_from").to_pylist(),
-                   t.column("types").to_pylist())
+                   t.column("types").to_pylist(), t.column("names").to_pylist())
 
 
 def fr_link_arrays(store: TripleStore, fr_edges: pa.Table) -> tuple[np.ndarray, np.ndarray]:
@@ -194,6 +201,8 @@ class CrmGraphIndex:
         self._embed_model = embed_model
         self.dense = DenseChannel(vectors, faiss_index)
         self.lexical = LexicalChannel(bm25, bm25_settings.language)
+        self.names = NameMatcher(meta.names)
+        """Whole names of entities found verbatim in a question: entity linking."""
         self._nodes: dict[str, BaseNode] = {}
         self._rows_by_category: dict[str, np.ndarray] = {}
         self._metadata_rows: np.ndarray | None = None
@@ -349,8 +358,11 @@ class CrmGraphIndex:
                 on_chunk=on_chunk,
             )
             description = src.describe()
-        except (EmptyGraphError, SourceError):
+        except EmptyGraphError:  # nothing to resume
             shutil.rmtree(work, ignore_errors=True)
+            raise
+        except SourceError:  # the source may come back: keep checkpoints for --resume
+            discard_unless_resumable(work)
             raise
         finally:
             if own_source:
@@ -374,11 +386,7 @@ class CrmGraphIndex:
             cache.close()
         embed_seconds = time.perf_counter() - started
         settings = Bm25Settings()
-        bm25 = BM25Retriever(
-            nodes=[n for n in nodes if n], stemmer=Stemmer.Stemmer(settings.stemmer),
-            language=settings.language, token_pattern=settings.token_pattern,
-            skip_stemming=settings.skip_stemming,
-        )
+        bm25 = _bm25([lexical_node(d) for d in docs], settings)
         faiss_index = _faiss_index(vectors, approximate_above)
         statistics = GraphStatistics.compute(
             pq.read_table(work / FR_EDGES_FILE),
@@ -437,6 +445,13 @@ class CrmGraphIndex:
         """
         path = Path(folder)
         manifest = manifest or _read_manifest(path)
+        if isinstance(embed_model, str) and embed_model != manifest["embedding"]["model_name"]:
+            raise IndexFormatError(
+                f"{path} was built with the embedding model "
+                f"{manifest['embedding']['model_name']}, not {embed_model}: its vectors cannot "
+                f"be compared with that model's. Load it without embed_model, or "
+                f"{_rebuild_hint(path).lower()} --embed-model {embed_model}"
+            )
         model = load_embed_model(embed_model) if embed_model is not None else None
         if model is not None and model_id(model) != manifest["embedding"]["model"]:
             raise IndexFormatError(
@@ -532,6 +547,35 @@ def _faiss_index(vectors: np.ndarray, approximate_above: int) -> Any:
     return index
 
 
+NAME_BOOST = 2
+"""Extra times an entity's own name is indexed for BM25: among the many documents that
+mention "Panagia Phorbiottissa" (its apse, its production, its paintings), the one that
+*is* Panagia Phorbiottissa should come first, however long its document."""
+
+
+def lexical_node(doc: Any) -> TextNode:
+    """The text BM25 indexes for a document: its name ``NAME_BOOST`` more times, then it."""
+    return TextNode(id_=doc.uri, text="\n".join([doc.label] * NAME_BOOST + [doc.text]))
+
+
+def names_of(doc: Any) -> list[str]:
+    """An entity's own names: its label (unless made up) and its appellations."""
+    line = next((x for x in doc.text.splitlines()[1:6] if x.startswith("Names: ")), "")
+    names = [re.sub(r" \([^()]*\)$", "", n) for n in line[7:].split("; ") if n]
+    own = [doc.label] if doc.named else []  # "Production of X" is not a name of its own
+    return list(dict.fromkeys([*own, *names]))
+
+
+def _bm25(nodes: list[TextNode], settings: Bm25Settings) -> BM25Retriever:
+    return BM25Retriever(
+        nodes=list[BaseNode](nodes),
+        stemmer=Stemmer.Stemmer(settings.stemmer),
+        language=settings.language,
+        token_pattern=settings.token_pattern,
+        skip_stemming=settings.skip_stemming,
+    )
+
+
 def _load_bm25(folder: Path, settings: Bm25Settings) -> BM25Retriever:
     """The BM25 retriever with its tokenizer settings restored (they are not persisted by
     ``BM25Retriever.persist``: only ``similarity_top_k`` is)."""
@@ -551,15 +595,20 @@ def _write_search_parts(folder: Path, doc_ids: list[str], vectors: np.ndarray,
     (folder / DOC_IDS).write_text(json.dumps(doc_ids, ensure_ascii=False))
     np.save(folder / VECTORS, np.ascontiguousarray(vectors, dtype=np.float32))
     faiss.write_index(faiss_index, str(folder / FAISS_FILE))
-    (folder / BM25_DIR).mkdir(exist_ok=True)
+    _write_bm25(folder / BM25_DIR, bm25, doc_ids, settings)
+    statistics.persist(folder)
+
+
+def _write_bm25(folder: Path, bm25: BM25Retriever, doc_ids: list[str],
+                settings: Bm25Settings) -> None:
+    folder.mkdir(exist_ok=True)
     # rows are the index's rows: the corpus needs no copy of the documents
     bm25.corpus = [{"node_id": d} for d in doc_ids]
-    bm25.persist(str(folder / BM25_DIR))
-    (folder / BM25_DIR / BM25_SETTINGS).write_text(json.dumps({
+    bm25.persist(str(folder), show_progress=False)
+    (folder / BM25_SETTINGS).write_text(json.dumps({
         "language": settings.language, "stemmer": settings.stemmer,
         "token_pattern": settings.token_pattern, "skip_stemming": settings.skip_stemming,
     }))
-    statistics.persist(folder)
 
 
 def _counts(docs: Sequence[Any], stats: BuildStats) -> dict[str, Any]:

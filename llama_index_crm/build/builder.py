@@ -32,7 +32,7 @@ from llama_index_crm.build.documents import DocumentWriter, EntityDocument
 from llama_index_crm.build.labels import UNLABELLED, Labeller, local_words
 from llama_index_crm.build.neighbourhood import Neighbourhood
 from llama_index_crm.build.traversal import FRWalker
-from llama_index_crm.errors import EmptyGraphError
+from llama_index_crm.errors import CrmError, EmptyGraphError
 from llama_index_crm.ontology import Ontology
 from llama_index_crm.rdf import Literal, encode_object
 from llama_index_crm.sources.base import GraphSource, source_factory
@@ -57,6 +57,7 @@ _DOC_SCHEMA = pa.schema(
         ("text", pa.string()),
         ("satellites", pa.list_(pa.string())),
         ("fr_edges", pa.list_(pa.list_(pa.string()))),
+        ("named", pa.bool_()),
     ]
 )
 
@@ -305,6 +306,17 @@ class DocumentBuilder:
         self.stats.entities = len(entities)
         (self.work_dir / _PARTS).mkdir(parents=True, exist_ok=True)
         progress = self._progress() if resume else {}
+        saved_size = progress.get("chunk_size")
+        if isinstance(saved_size, int) and saved_size != self.chunk_size:
+            logger.warning("Resuming with the chunk size of the interrupted build (%d, not %d)",
+                           saved_size, self.chunk_size)
+            self.chunk_size = saved_size
+        if progress.get("entities") not in (None, len(entities)):
+            raise CrmError(
+                f"Cannot resume: the source now lists {len(entities):,} entities, the "
+                f"interrupted build {progress.get('entities'):,}. Build from the start "
+                "(without --resume)."
+            )
         done = {int(i) for i in progress.get("done", [])}  # type: ignore[attr-defined]
         saved = progress.get("stats")
         if done and isinstance(saved, dict):
@@ -336,8 +348,9 @@ class DocumentBuilder:
                 start = time.perf_counter()
                 done.add(index)
                 tmp = self.work_dir / (_PROGRESS + ".tmp")
-                tmp.write_text(json.dumps({"done": sorted(done),
-                                           "stats": self.stats.as_dict()}))
+                tmp.write_text(json.dumps({
+                    "done": sorted(done), "chunk_size": size, "entities": len(entities),
+                    "stats": self.stats.as_dict()}))
                 tmp.replace(self.work_dir / _PROGRESS)
                 finished = min(len(entities), len(done) * size)
                 if on_chunk:
@@ -361,7 +374,7 @@ class DocumentBuilder:
             [
                 {"uri": d.uri, "label": d.label, "category": d.category, "classes": d.classes,
                  "text": d.text, "satellites": d.satellites,
-                 "fr_edges": [list(e) for e in d.fr_edges]}
+                 "fr_edges": [list(e) for e in d.fr_edges], "named": d.named}
                 for d in docs
             ],
             schema=_DOC_SCHEMA,

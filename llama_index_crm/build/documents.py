@@ -53,13 +53,13 @@ _BEGIN = ("P82a_begin_of_the_begin", "P81a_end_of_the_begin")
 _END = ("P82b_end_of_the_end", "P81b_begin_of_the_end")
 _WITHIN = ("P82_at_some_time_within", "P81_ongoing_throughout")
 MAX_ITEMS = 200
+"""Targets listed per relationship before "… and N more"."""
 _NAMING_LINKS = 50
 """Neighbours looked at to name an unlabelled node (its strongest links first)."""
-"""Targets listed per relationship before "… and N more"."""
 
 # FRs listed first, by category: what identifies a work, a person, a place or an event.
 _FR_PRIORITY: dict[str, tuple[str, ...]] = {
-    "Thing": ("created-by", "by", "created-in", "is-located-in", "created-in", "from",
+    "Thing": ("created-by", "by", "created-in", "is-located-in", "from",
               "has-type", "is-made-of", "is-part-of", "has-part"),
     "Actor": ("from", "is-member-of", "is-generator-of", "is-origin-of", "has",
               "performed-action-at", "has-member", "has-type"),
@@ -84,6 +84,8 @@ class EntityDocument:
     satellites: list[str] = field(default_factory=list)
     fr_edges: list[tuple[str, str]] = field(default_factory=list)
     """(FR id, target) for every FR match of the entity, before display de-duplication."""
+    named: bool = True
+    """False when the label was made up ("Production of …") because the data has none."""
 
 
 def _fr_rank(fr_id: str, category: str) -> int:
@@ -296,6 +298,7 @@ class DocumentWriter:
             text="\n".join(lines),
             satellites=satellites,
             fr_edges=[(m.fr.id, t) for m in matches for t in m.targets],
+            named=lab.has_label(entity),
         )
 
     def _fr_lines(self, nb: Neighbourhood, lab: Labeller, matches: list[FRMatch],

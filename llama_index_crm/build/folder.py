@@ -23,7 +23,7 @@ from llama_index_crm.sources.base import GraphSource
 from llama_index_crm.storage import CrmDocumentStore
 
 MANIFEST = "manifest.json"
-FORMAT = "llama-index-crm/1"
+FORMAT = "llama-index-crm/2"
 
 
 def config_hash() -> str:
@@ -94,6 +94,12 @@ def build_structure(
     return docs, docstore, builder.stats
 
 
+def discard_unless_resumable(work: Path) -> None:
+    """Remove a failed build's folder, unless it holds checkpoints ``--resume`` can use."""
+    if not (work / "progress.json").exists():
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def build_folder(
     source: GraphSource,
     out_dir: Path,
@@ -116,8 +122,11 @@ def build_folder(
             source, work, resume=resume, chunk_size=chunk_size, workers=workers,
             on_chunk=on_chunk,
         )
-    except (EmptyGraphError, SourceError):
+    except EmptyGraphError:  # nothing to resume
         shutil.rmtree(work, ignore_errors=True)
+        raise
+    except SourceError:  # the source may come back: keep checkpoints for --resume
+        discard_unless_resumable(work)
         raise
     write_manifest(work, source.describe(), stats)
     replace_folder(work, out_dir)

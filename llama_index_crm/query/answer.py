@@ -14,9 +14,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from llama_index.core.schema import NodeWithScore
 
+from llama_index_crm.query.analysis import singularise
 from llama_index_crm.query.plan import QueryPlan
 from llama_index_crm.retrievers.category import years_of
 
@@ -49,6 +51,15 @@ _CUES: dict[str, tuple[str, ...]] = {
     "acquire": ("changed ownership", "acquisition", "found or acquired"),
     "acquired": ("changed ownership", "acquisition", "found or acquired"),
 }
+
+
+class EntityInfo(NamedTuple):
+    """What the answerer needs to know of a linked entity."""
+
+    label: str
+    category: str
+    text: str
+    types: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -102,7 +113,7 @@ def listing(
     plan: QueryPlan,
     nodes: Sequence[NodeWithScore],
     links: Callable[[str], Sequence[str]],
-    describe: Callable[[str], tuple[str, str, str] | None],
+    describe: Callable[[str], EntityInfo | None],
 ) -> Listing | None:
     """The anchor of a list/count question and the target-category entities linked to it.
 
@@ -110,7 +121,8 @@ def listing(
         plan: the question's plan.
         nodes: the final context, best first.
         links: FR-linked entities of an entity.
-        describe: entity → (label, category, document text), None when it has no document.
+        describe: entity → its label, category, document text and types (None when it
+            has no document).
     """
     targets = set(plan.target_categories)
     context = set(plan.context_categories) - targets
@@ -124,18 +136,23 @@ def listing(
     anchor = (named or candidates)[0]
     uri = str(anchor.node.metadata.get("uri", anchor.node.node_id))
     items: list[tuple[str, str]] = []
+    typed: list[tuple[str, str]] = []
+    nouns = {singularise(w) for w in terms(plan.question)}
     for other in links(uri):
         info = describe(other)
         if info is None:
             continue
-        label, category, text = info
-        if targets and category not in targets:
+        if targets and info.category not in targets:
             continue
         if plan.time_range:
             low, high = plan.time_range
-            if not any(low <= y <= high for y in years_of(text)):
+            if not any(low <= y <= high for y in years_of(info.text)):
                 continue
-        items.append((other, label))
+        items.append((other, info.label))
+        if any(nouns & set(_WORD.findall(t.lower())) for t in info.types):
+            typed.append((other, info.label))
+    # "how many churches": when the question names a type some items have, count those
+    items = typed or items
     items.sort(key=lambda x: (x[1].lower(), x[0]))
     return Listing(uri, str(anchor.node.metadata.get("label", "")), items)
 
@@ -144,7 +161,7 @@ def structured_answer(
     plan: QueryPlan,
     nodes: Sequence[NodeWithScore],
     links: Callable[[str], Sequence[str]],
-    describe: Callable[[str], tuple[str, str, str] | None],
+    describe: Callable[[str], EntityInfo | None],
     max_items: int = 50,
 ) -> tuple[str, int | None, list[str]]:
     """``(answer text, count, cited entity IRIs)`` built from the context, no LLM.
@@ -153,7 +170,7 @@ def structured_answer(
         plan: the question's plan.
         nodes: the final context, best first.
         links: FR-linked entities of an entity.
-        describe: entity → (label, category, document text).
+        describe: entity → its label, category, document text and types.
         max_items: names listed before "… and N more".
     """
     if not nodes:

@@ -19,7 +19,7 @@ from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 
 from llama_index_crm.postprocessors import CoherentSubgraphPostprocessor, TripleContextPostprocessor
 from llama_index_crm.query.analysis import QueryAnalyzer, RuleBasedAnalyzer
-from llama_index_crm.query.answer import structured_answer
+from llama_index_crm.query.answer import EntityInfo, structured_answer
 from llama_index_crm.query.plan import QueryPlan
 from llama_index_crm.retrievers.pool import CandidatePoolRetriever
 
@@ -117,17 +117,17 @@ class CrmQueryPipeline:
         selected = self.coherent.postprocess_nodes(pool, query_bundle=bundle)
         return self.context_builder.postprocess_nodes(selected, query_bundle=bundle)
 
-    def describe(self, uri: str) -> tuple[str, str, str] | None:
-        """(label, category, text) of the document an entity's facts are in."""
+    def describe(self, uri: str) -> EntityInfo | None:
+        """Label, category, text and types of the document an entity's facts are in."""
         doc = self.index.doc_of_entity(uri)
         if doc is None:
             return None
-        node = self.index.node(doc)
+        row = self.index.row_of[doc]
+        meta = self.index.meta
+        text = self.index.node(doc).get_content()
         if doc != uri:  # chained into another document: its own label is in the archive
-            label = self.index.triples.label(uri) or str(node.metadata.get("label", ""))
-            return label, "", node.get_content()
-        return (str(node.metadata.get("label", "")), str(node.metadata.get("category", "")),
-                node.get_content())
+            return EntityInfo(self.index.triples.label(uri) or meta.labels[row], "", text)
+        return EntityInfo(meta.labels[row], meta.categories[row], text, tuple(meta.types[row]))
 
     def run(self, question: str, history: Sequence[tuple[str, str]] | None = None) -> CrmAnswer:
         """Answer ``question`` (``history``: previous (question, answer) turns)."""

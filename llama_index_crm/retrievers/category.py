@@ -16,6 +16,7 @@ from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from llama_index_crm.events import emit
+from llama_index_crm.query.analysis import singularise
 from llama_index_crm.query.plan import QueryPlan
 from llama_index_crm.retrievers.channels import RRF_K, rrf
 from llama_index_crm.retrievers.hybrid import HybridRetriever
@@ -23,6 +24,7 @@ from llama_index_crm.retrievers.hybrid import HybridRetriever
 if TYPE_CHECKING:
     from llama_index_crm.index import CrmGraphIndex
 
+_WORD = re.compile(r"\w+", re.UNICODE)
 _YEAR = re.compile(r"(?<![\d.])(\d{3,4})(?:-\d\d(?:-\d\d)?)?(?![\d])")
 _DATED_LINES = re.compile(r"^(?:Date|Beginning of existence|Created in \(event\)):.*$",
                           re.MULTILINE)
@@ -49,8 +51,10 @@ class CategoryRetriever(BaseRetriever):
         similarity_top_k: documents returned.
         dense_weight: weight of the dense channel.
         bm25_weight: weight of the BM25 channel.
+        names_weight: weight of the names channel.
         pagerank_weight: weight of the PageRank channel (list and count questions only).
         time_weight: weight of the channel of documents dated in the asked period.
+        type_weight: weight of the channel of documents typed with a noun of the question.
         rrf_k: the k of reciprocal rank fusion.
     """
 
@@ -61,8 +65,10 @@ class CategoryRetriever(BaseRetriever):
         similarity_top_k: int = 10,
         dense_weight: float = 1.0,
         bm25_weight: float = 1.0,
+        names_weight: float = 1.0,
         pagerank_weight: float = 0.3,
         time_weight: float = 2.0,
+        type_weight: float = 1.0,
         rrf_k: int = RRF_K,
         **kwargs: Any,
     ) -> None:
@@ -70,11 +76,14 @@ class CategoryRetriever(BaseRetriever):
         self.index = index
         self.plan_for = plan_for
         self.similarity_top_k = similarity_top_k
-        self.hybrid = HybridRetriever(index, similarity_top_k, dense_weight, bm25_weight, rrf_k)
+        self.hybrid = HybridRetriever(index, similarity_top_k, dense_weight, bm25_weight,
+                                      names_weight, rrf_k=rrf_k)
         self.pagerank_weight = pagerank_weight
         self.time_weight = time_weight
         self._masks: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray]] = {}
         self._years: dict[int, set[int]] = {}
+        self._type_index: dict[str, set[int]] | None = None
+        self.type_weight = type_weight
 
     @classmethod
     def class_name(cls) -> str:
@@ -98,17 +107,44 @@ class CategoryRetriever(BaseRetriever):
                 self.index.node(self.index.doc_ids[row]).get_content())
         return years
 
+    def type_rows(self, query: str, allowed: np.ndarray) -> list[int]:
+        """Rows typed (P2_has_type) with a noun of the query: "which churches" → churches.
+
+        Ranked by how many of the query's nouns their types match, then by PageRank.
+        """
+        if self._type_index is None:
+            index: dict[str, set[int]] = {}
+            for row, types in enumerate(self.index.meta.types):
+                for t in types:
+                    index.setdefault(t.lower(), set()).add(row)
+            self._type_index = index
+        words = [w.lower() for w in _WORD.findall(query)]
+        nouns = {singularise(w) for w in words} | set(words)
+        nouns |= {f"{a} {b}" for a, b in zip(words, [singularise(w) for w in words[1:]],
+                                              strict=False)}
+        hits: dict[int, int] = {}
+        for noun in nouns:
+            for row in self._type_index.get(noun, ()):
+                hits[row] = hits.get(row, 0) + 1
+        allowed_set = set(allowed.tolist())
+        pagerank = self.index.statistics.pagerank
+        doc_ids = self.index.doc_ids
+        return sorted((r for r in hits if r in allowed_set),
+                      key=lambda r: (-hits[r], -pagerank.get(doc_ids[r], 0.0), r))
+
     def retrieve_plan(self, query_bundle: QueryBundle, plan: QueryPlan,
                       top_k: int) -> list[tuple[int, float]]:
         """The ``top_k`` fused (row, score) pairs of the plan's target categories."""
-        if not plan.target_categories:
+        categories = tuple(sorted(c for c in plan.target_categories
+                                  if len(self.index.rows_in([c]))))
+        if not categories:  # e.g. Concept: types are folded into documents, not their own
             return []
-        rows, mask = self._restriction(tuple(sorted(plan.target_categories)))
+        rows, mask = self._restriction(categories)
         if len(rows) == 0:
             return []
         channels = self.hybrid.fused_rows(query_bundle, top_k, rows, mask)
         rankings = {name: [r for r, _ in scored] for name, scored in channels.items()}
-        weights = {"dense": self.hybrid.dense_weight, "bm25": self.hybrid.bm25_weight}
+        weights = dict(self.hybrid.weights)
         if plan.is_list and self.pagerank_weight:
             row_of = self.index.row_of
             rankings["pagerank"] = [
@@ -117,6 +153,10 @@ class CategoryRetriever(BaseRetriever):
                 if d in row_of
             ]
             weights["pagerank"] = self.pagerank_weight
+        typed = self.type_rows(plan.query, rows)
+        if typed:
+            rankings["type"] = typed
+            weights["type"] = self.type_weight
         if plan.time_range:
             low, high = plan.time_range
             seen = dict.fromkeys(r for ranking in rankings.values() for r in ranking)

@@ -7,6 +7,7 @@ lexical one passes bm25s a ``weight_mask`` for the query.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 import bm25s
@@ -101,3 +102,48 @@ class LexicalChannel:
             weight_mask=mask, n_threads=1,
         )
         return [(int(r), float(s)) for r, s in zip(rows[0], scores[0], strict=True) if s > 0]
+
+
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+MAX_NAME_TOKENS = 16
+_PARENTHESES = re.compile(r"\([^()]*\)")
+
+
+def name_tokens(text: str) -> tuple[str, ...]:
+    """Lower-cased word tokens, accents kept (names are compared token by token)."""
+    return tuple(t.lower() for t in _TOKEN.findall(text))
+
+
+class NameMatcher:
+    """Entity linking: documents whose whole name occurs verbatim in the question.
+
+    "Which works by Mark Leonard…" finds the document named "Mark Leonard", not the ones
+    whose names share a word with it. A name is also known without its parenthesised
+    qualifiers ("Panagia Phorbiottissa (Asinou)"). Longer matches rank first; single short
+    words (under 4 letters) are not matched alone.
+
+    Args:
+        names: per row, the names of the document's entity.
+    """
+
+    def __init__(self, names: Sequence[Sequence[str]]) -> None:
+        self.rows: dict[tuple[str, ...], list[int]] = {}
+        for row, entity_names in enumerate(names):
+            variants = {v for n in entity_names for v in (n, _PARENTHESES.sub(" ", n))}
+            for name in sorted(variants):
+                key = name_tokens(name)
+                if not key or len(key) > MAX_NAME_TOKENS or (len(key) == 1 and len(key[0]) < 4):
+                    continue
+                self.rows.setdefault(key, []).append(row)
+
+    def search(self, query: str, k: int,
+               mask: np.ndarray | None = None) -> list[tuple[int, float]]:
+        """Rows named by a span of ``query``, longest span first (score = its length)."""
+        words = name_tokens(query)
+        found: dict[int, float] = {}
+        for size in range(min(MAX_NAME_TOKENS, len(words)), 0, -1):
+            for start in range(len(words) - size + 1):
+                for row in self.rows.get(words[start : start + size], ()):
+                    if (mask is None or mask[row]) and row not in found:
+                        found[row] = float(size)
+        return sorted(found.items(), key=lambda x: (-x[1], x[0]))[:k]

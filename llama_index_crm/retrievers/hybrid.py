@@ -18,6 +18,9 @@ if TYPE_CHECKING:
 class HybridRetriever(BaseRetriever):
     """Dense and lexical retrieval fused by reciprocal rank (k = 60, per-channel weights).
 
+    Three channels: dense (FAISS, cosine), BM25 over the documents, and BM25 over each
+    document's own names.
+
     Unlike ``QueryFusionRetriever`` in RRF mode, the channel weights and k are honoured
     and no LLM is consulted.
 
@@ -26,6 +29,8 @@ class HybridRetriever(BaseRetriever):
         similarity_top_k: documents returned.
         dense_weight: weight of the dense channel in the fusion.
         bm25_weight: weight of the BM25 channel.
+        names_weight: weight of the names channel (whole names found verbatim in the query:
+            the document that *is* "Panagia Phorbiottissa" before those that mention it).
         rrf_k: the k of reciprocal rank fusion.
         depth: candidates taken from each channel before fusion (default 3 × top k, ≥ 50).
     """
@@ -36,6 +41,7 @@ class HybridRetriever(BaseRetriever):
         similarity_top_k: int = 10,
         dense_weight: float = 1.0,
         bm25_weight: float = 1.0,
+        names_weight: float = 1.0,
         rrf_k: int = RRF_K,
         depth: int | None = None,
         **kwargs: Any,
@@ -45,6 +51,7 @@ class HybridRetriever(BaseRetriever):
         self.similarity_top_k = similarity_top_k
         self.dense_weight = dense_weight
         self.bm25_weight = bm25_weight
+        self.names_weight = names_weight
         self.rrf_k = rrf_k
         self.depth = depth
 
@@ -52,6 +59,12 @@ class HybridRetriever(BaseRetriever):
     def class_name(cls) -> str:
         """Name of this component."""
         return "CrmHybridRetriever"
+
+    @property
+    def weights(self) -> dict[str, float]:
+        """Channel weights of the fusion."""
+        return {"dense": self.dense_weight, "bm25": self.bm25_weight,
+                "names": self.names_weight}
 
     def query_vector(self, query_bundle: QueryBundle) -> np.ndarray:
         """The normalised query embedding (reusing one already in the bundle)."""
@@ -70,6 +83,7 @@ class HybridRetriever(BaseRetriever):
         return {
             "dense": self.index.dense.search(self.query_vector(query_bundle), depth, rows),
             "bm25": self.index.lexical.search(query_bundle.query_str, depth, mask),
+            "names": self.index.names.search(query_bundle.query_str, depth, mask),
         }
 
     def to_nodes(self, scored: list[tuple[int, float]]) -> list[NodeWithScore]:
@@ -82,12 +96,11 @@ class HybridRetriever(BaseRetriever):
         channels = self.fused_rows(query_bundle, top_k)
         for name, scored in channels.items():
             emit(name, query_bundle.query_str, self.to_nodes(scored[:top_k]))
-        fused = rrf({n: [r for r, _ in c] for n, c in channels.items()},
-                    {"dense": self.dense_weight, "bm25": self.bm25_weight}, self.rrf_k)
+        fused = rrf({n: [r for r, _ in c] for n, c in channels.items()}, self.weights,
+                    self.rrf_k)
         return sorted(fused.items(), key=lambda x: (-x[1], x[0]))[:top_k]
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         nodes = self.to_nodes(self.retrieve_rows(query_bundle, self.similarity_top_k))
-        emit("hybrid", query_bundle.query_str, nodes, dense_weight=self.dense_weight,
-             bm25_weight=self.bm25_weight, rrf_k=self.rrf_k)
+        emit("hybrid", query_bundle.query_str, nodes, rrf_k=self.rrf_k, **self.weights)
         return nodes

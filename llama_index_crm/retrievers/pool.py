@@ -47,6 +47,8 @@ class CandidatePoolRetriever(BaseRetriever):
         category_weight: weight of the category ranking (below the hybrid one: what the
             question says directly leads; the category channel adds recall).
         graph_weight: weight of the graph ranking.
+        names_weight: weight of the entities the question names verbatim (they anchor
+            the answer: the artist of "how many works by…", the place of "churches in…").
         rrf_k: the k of reciprocal rank fusion.
         retriever_kwargs: passed to the inner hybrid and category retrievers.
     """
@@ -63,6 +65,7 @@ class CandidatePoolRetriever(BaseRetriever):
         hybrid_weight: float = 1.0,
         category_weight: float = 0.7,
         graph_weight: float = 1.0,
+        names_weight: float = 1.0,
         rrf_k: int = RRF_K,
         retriever_kwargs: dict[str, Any] | None = None,
         **kwargs: Any,
@@ -76,7 +79,7 @@ class CandidatePoolRetriever(BaseRetriever):
         self.metadata_cap = metadata_cap
         self.anchors = anchors
         self.weights = {"hybrid": hybrid_weight, "category": category_weight,
-                        "graph": graph_weight}
+                        "graph": graph_weight, "names": names_weight}
         self.rrf_k = rrf_k
         inner = retriever_kwargs or {}
         self.hybrid = HybridRetriever(index, **inner)
@@ -98,10 +101,10 @@ class CandidatePoolRetriever(BaseRetriever):
         return cls(index, plan_for, **kwargs)
 
     def graph_rows(self, anchors: list[int], plan: QueryPlan, limit: int) -> list[int]:
-        """Rows of documents FR-linked to the anchors' entities (targets first)."""
+        """The anchors, then the documents FR-linked to their entities (targets first)."""
         index = self.index
         targets = set(plan.target_categories)
-        out: dict[int, None] = {}
+        out: dict[int, None] = dict.fromkeys(anchors)  # the anchors lead their own graph
         for row in anchors:
             node = index.node(index.doc_ids[row])
             entities = [node.metadata.get("uri", node.node_id),
@@ -124,8 +127,13 @@ class CandidatePoolRetriever(BaseRetriever):
         size = plan.k * self.pool_factor
         hybrid = self.hybrid.retrieve_rows(query_bundle, size)
         category = self.category.retrieve_plan(query_bundle, plan, size)
-        rankings = {"hybrid": [r for r, _ in hybrid], "category": [r for r, _ in category]}
+        rankings = {"hybrid": [r for r, _ in hybrid], "category": [r for r, _ in category],
+                    "names": [r for r, _ in self.index.names.search(query_bundle.query_str,
+                                                                     size)]}
         rankings["graph"] = self.graph_rows(rankings["hybrid"][: self.anchors], plan, size)
+        for stage in ("names", "graph"):
+            emit(stage, query_bundle.query_str,
+                 self.hybrid.to_nodes([(r, 0.0) for r in rankings[stage][: plan.k]]))
         fused = sorted(rrf(rankings, self.weights, self.rrf_k).items(),
                        key=lambda x: (-x[1], x[0]))
         share = self.list_share if plan.is_list else self.specific_share
