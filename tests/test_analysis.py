@@ -218,6 +218,18 @@ def test_follow_up_detection_and_references() -> None:
     assert contextualise("Who made it?", [("Tell me", "x" * 500)]) == "Who made it?"
 
 
+def test_name_spans_keep_connector_particles_between_capitalised_words() -> None:
+    assert name_spans("Who painted the frescoes of Panagia tou Araka?") == ["Panagia tou Araka"]
+    question = "Which works show Ayios Nikolaos tis Stegis and Santa Maria della Salute?"
+    assert name_spans(question) == ["Ayios Nikolaos tis Stegis", "Santa Maria della Salute"]
+    assert name_spans("Tell me about Notre-Dame des Victoires.") == ["Notre-Dame des Victoires"]
+    # a connector neither starts nor ends a span
+    assert name_spans("What is tou Araka?") == ["Araka"]
+    assert name_spans("Who made Panagia tou?") == ["Panagia"]
+    plan = RuleBasedAnalyzer().analyze("Which church is Panagia tou Araka in Lagoudera?")
+    assert plan.anchors == ("Panagia tou Araka", "Lagoudera")
+
+
 # -- odd input -------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("question", [

@@ -1,10 +1,12 @@
 """Query analysis: what a question asks for, as a :class:`~.plan.QueryPlan`, before retrieval.
 
 Two analyzers share one interface, :class:`QueryAnalyzer`: :class:`RuleBasedAnalyzer` (English
-patterns, no LLM, the default) and :class:`LLMAnalyzer` (structured output through LlamaIndex,
-falling back to the rules). Both contextualise follow-ups with
+patterns, no LLM, the default) and :class:`~.llm_analysis.LLMAnalyzer` (structured output
+through LlamaIndex, falling back to the rules). Both contextualise follow-ups with
 :func:`~.conversation.contextualise` and cache their plans, so that every retrieval stage
-can ask :meth:`QueryAnalyzer.plan_for` for the plan of the query it was handed.
+can ask :meth:`QueryAnalyzer.plan_for` for the plan of the query it was handed. The rules'
+vocabulary lives in :mod:`.lexicon` and the time-expression parser in :mod:`.temporal`; both,
+and the LLM analyzer, are re-exported here.
 
 >>> plan = RuleBasedAnalyzer().analyze("How many works did Valentine Green make in the 1780s?")
 >>> plan.type, plan.k, plan.target_categories, plan.context_categories, plan.time_range
@@ -20,13 +22,10 @@ import re
 import threading
 import unicodedata
 from abc import ABC, abstractmethod
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field
-
-from llama_index_crm.ontology.ontology import CATEGORIES, CATEGORY_PRIORITY
 from llama_index_crm.query.conversation import (
     Turn,
     clip,
@@ -35,16 +34,48 @@ from llama_index_crm.query.conversation import (
     quoted_titles,
     resolve_reference,
     strip_quoted,
-    word_set,
+)
+from llama_index_crm.query.lexicon import (
+    _ATTR,
+    _AUX,
+    _CREATION,
+    _DEPICT,
+    _DETERMINERS,
+    _ENGLISH,
+    _HEAD_STOP,
+    _IMPERATIVE,
+    _INSTITUTION,
+    _LEADING,
+    _LEXICON_WORDS,
+    _LIFE,
+    _LIFE_WORDS,
+    _NAME,
+    _PERSON_TITLES,
+    _PHRASES,
+    _PLACE_PREPOSITIONS,
+    _PREPOSITIONS,
+    _SINGULAR_S,
+    _TIME,
+    _WH,
+    DOCUMENT_CATEGORIES,
+    pluralise,
+    singularise,
+    vocabulary_from_labels,
 )
 from llama_index_crm.query.plan import TOP_K, QueryPlan, QueryType
+from llama_index_crm.query.temporal import CIRCA_YEARS, MAX_YEAR, MIN_YEAR, parse_time_range
 
 if TYPE_CHECKING:
-    from llama_index.core.llms import LLM
+    from llama_index_crm.query.llm_analysis import LLM_PROMPT, LLMAnalyzer, PlanOutput
 
 __all__ = [
+    "CIRCA_YEARS",
+    "DEFAULT_CACHE_SIZE",
     "DOCUMENT_CATEGORIES",
+    "LLM_PROMPT",
     "LLMAnalyzer",
+    "MAX_YEAR",
+    "MIN_YEAR",
     "PlanOutput",
     "QueryAnalyzer",
     "RuleBasedAnalyzer",
@@ -56,87 +87,9 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-DOCUMENT_CATEGORIES: tuple[str, ...] = tuple(c for c in CATEGORIES if c != "Time")
-"""Categories that documents have: time-spans are folded into the documents they date."""
-
 DEFAULT_CACHE_SIZE = 256
 """Plans kept per analyzer (several retrieval stages ask for the same plan)."""
 
-CIRCA_YEARS = 5
-"""Half-width of the range for "circa 1765" / "around 1765"."""
-
-MIN_YEAR, MAX_YEAR = -9999, 9999
-"""Open ends of "before 1800" / "after 1900"."""
-
-_ATTR, _TIME, _LIFE, _NAME = "attribute", "time", "life", "name"
-"""Markers: a fact folded into a thing; a date; a fact of a life (-> Actor); look past "of"."""
-
-_LEXICON_WORDS: dict[str, str] = {
-    "Thing": "work artwork object item piece painting drawing print photograph photo picture "
-             "sculpture statue bust watercolour watercolor etching engraving lithograph woodcut "
-             "mezzotint manuscript book poster artefact artifact building monument fresco icon "
-             "mural portrait landscape map coin vase textile carving miniature sketch relief "
-             "medal tapestry image church chapel",
-    "Actor": "artist painter maker creator author photographer sculptor engraver printmaker "
-             "draughtsman draftsman architect designer donor owner collector patron person man "
-             "woman child group family institution organisation organization publisher printer "
-             "dealer benefactor founder sitter craftsman illustrator etcher",
-    "Place": "place location city town village country region area site continent island "
-             "county province district street parish settlement locality birthplace",
-    "Event": "event exhibition production acquisition excavation restoration conservation "
-             "purchase sale auction performance commission donation",
-    "Concept": "concept subject theme genre style movement keyword topic motif iconography "
-               "term category",
-    _ATTR: "type kind sort material medium technique dimension size height width depth "
-           "length weight diameter credit inscription title signature mark caption "
-           "description classification condition format support shape colour color "
-           "identifier",
-    _TIME: "year date century decade period time era",
-    _LIFE: "birth death nationality birthday lifetime age biography",
-    _NAME: "name list set",
-}
-_PHRASES: dict[str, str] = {
-    "work of art": "Thing", "credit line": _ATTR, "accession number": _ATTR,
-    "object number": _ATTR, "inventory number": _ATTR, "birth year": _LIFE,
-    "death year": _LIFE, "date of birth": _LIFE, "date of death": _LIFE,
-    "place of birth": "Place", "place of death": "Place"}
-_IRREGULAR = {"person": "people", "man": "men", "woman": "women", "child": "children",
-              "medium": "media", "criterion": "criteria", "phenomenon": "phenomena"}
-_SINGULAR_S = word_set("""
-is was has does this its his hers us yes news series species canvas atlas gas lens status
-corpus chaos means happens shows depicts represents contains includes holds owns belongs
-remains exists comes goes makes looks seems gives paints whereabouts analysis basis""")
-
-_WH = word_set("who whom whose what which when where how")
-_AUX = word_set("is are was were be been do does did has have had can could will would "
-                "should may might must")
-_DETERMINERS = word_set("the a an some any all every each other different of these those "
-                        "his her their its this that")
-_HEAD_STOP = _AUX | word_set("""
-of by in on at from for with about to that which who whom whose what when where how and or
-than as into during between made make created painted produced used it he she they there""")
-_LEADING = word_set("in at for by of from to with during on and so but then ok okay please "
-                    "also now")
-"""Words that may precede the question word ("In which year", "And who")."""
-_IMPERATIVE = word_set("list enumerate show give name find display get return tell count please me "
-                      "us")
-_PREPOSITIONS = word_set("in at near from around across throughout within by of for with to")
-_PLACE_PREPOSITIONS = word_set("in at near from around across throughout within to")
-_DEPICT = word_set("""depict depicts depicting depicted show shows showing shown represent
-represents representing represented portray portrays portraying portrayed""")
-_LIFE_WORDS = word_set("""born birth die died dies death dead pass passed lived live living
-active flourished baptised baptized buried married nationality birthplace age""")
-_CREATION = word_set("""make made makes making create created creates paint painted paints
-draw drew drawn produce produced photograph photographed engrave engraved etch etched print
-printed sculpt sculpted carve carved design designed build built construct constructed write
-wrote written publish published cast decorate decorated""")
-_INSTITUTION = word_set("""museum center centre gallery collection academy society university
-college institute institution library foundation company trust council school""")
-_PERSON_TITLES = word_set("sir lady lord king queen prince princess duke duchess earl count "
-                          "countess mr mrs miss dr saint st captain general president emperor")
-_ENGLISH = word_set("""the what who whom whose which when where why how of and did does were
-have has list show tell many made painted created about any all with from this that there
-work works artist artists year number count these those""")
 _AGGREGATION_RE = re.compile(
     r"\bhow many\b|\b(?:the|what|which|total|overall)\s+(?:total\s+)?number\s+of\b"
     r"|\bin total\b|\btotal count\b|^number of\b")
@@ -146,174 +99,12 @@ _LIST_RE = re.compile(
     r"^(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?"
     r"(?:(?:list|enumerate)\b|(?:show|give|name|find|display|get|return|tell)\s+(?:me\s+|us\s+)?"
     r"(?:all|every|each|a\s+list)\b)|\ba list of\b|\blist of\b")
-_ORDINALS = {w: i + 1 for i, w in enumerate((
-    "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
-    "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth",
-    "seventeenth", "eighteenth", "nineteenth", "twentieth", "twenty-first"))}
-_YEAR = r"(1\d{3}|20\d{2})"
-_ORD = r"(\d{1,2})(?:st|nd|rd|th)|(" + "|".join(sorted(_ORDINALS, key=len, reverse=True)) + ")"
-_SPAN_RE = re.compile(
-    r"\b(?:between|from)\s+(?:the\s+)?" + _YEAR + r"(s?)\s+(?:and|to|until|till|through|-|–)\s+"
-    r"(?:the\s+)?" + _YEAR + r"(s?)\b|\b" + _YEAR + r"\s*[-–]\s*" + _YEAR + r"\b")
-_CENTURY_RE = re.compile(
-    r"(?:\b(early|mid|middle|late|first half of|second half of)[\s-]+(?:the\s+)?)?(?:\b"
-    + _ORD + r")[\s-]+century(?:\s+(bc|bce|b\.c\.))?")
-_DECADE_RE = re.compile(r"\b(1\d{2}0|20\d0)['’]?s\b")
-_SINGLE_RE = re.compile(
-    r"(?:\b(before|until|till|after|since|circa|around|about|c\.|ca\.)\s+)?(?<![\d.,/-])"
-    + _YEAR + r"(?!\w|['’]s|[.,/-]\d)")
 _WHO_FILTER_RE = re.compile(
     r"(?:\w+ )?who (?:was |were |has been |have been )?(?:born|died|lived|worked|active)"
     r" (?:in|at|near|during|between|before|after|from)\b")
 """People picked by a filter ("Who was born in Boston?"): a list."""
 _TITLE_TOKEN = "titleref"
 _TOKEN_RE = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
-
-
-def pluralise(word: str) -> str:
-    """Naive English plural of a noun or noun phrase ("church" -> "churches").
-
-    >>> pluralise("church"), pluralise("village"), pluralise("model of a church")
-    ('churches', 'villages', 'models of a church')
-    """
-    head, sep, rest = word.partition(" of ")
-    if sep:
-        return f"{pluralise(head)}{sep}{rest}"
-    *first, last = word.split(" ")
-    if last in _IRREGULAR:
-        plural = _IRREGULAR[last]
-    elif re.search(r"[^aeiou]y$", last):
-        plural = last[:-1] + "ies"
-    elif re.search(r"(?:s|x|z|ch|sh)$", last):
-        plural = last + "es"
-    else:
-        plural = last + "s"
-    return " ".join([*first, plural])
-
-
-def singularise(word: str) -> str:
-    """Naive English singular ("churches" -> "church"); words that are not plural stay.
-
-    >>> singularise("churches"), singularise("galleries"), singularise("glass")
-    ('church', 'gallery', 'glass')
-    """
-    head, sep, rest = word.partition(" of ")
-    if sep:
-        return f"{singularise(head)}{sep}{rest}"
-    *first, last = word.split(" ")
-    irregular = {plural: single for single, plural in _IRREGULAR.items()}
-    if last in irregular:
-        last = irregular[last]
-    elif last.endswith("ies") and len(last) > 4:
-        last = last[:-3] + "y"
-    elif re.search(r"(?:ss|x|z|ch|sh)es$", last):
-        last = last[:-2]
-    elif last.endswith("s") and not re.search(r"(?:ss|us|is)$", last) and len(last) > 3:
-        last = last[:-1]
-    return " ".join([*first, last])
-
-
-def vocabulary_from_labels(pairs: Iterable[tuple[str, str]]) -> dict[str, str]:
-    """A vocabulary (lower-case label -> category) from ``(type label, category)`` pairs.
-
-    Labels are lower-cased and given their naive plural and singular; a label seen with
-    several categories takes the most frequent (ties by ``CATEGORY_PRIORITY``). Labels of
-    unknown categories, with digits, or shorter than 3 / longer than 40 characters are
-    skipped; forms derived by pluralising never override a label seen as such.
-
-    >>> vocabulary_from_labels([("church", "Thing"), ("Village", "Place")])["churches"]
-    'Thing'
-    """
-    canonical = {c.lower(): c for c in DOCUMENT_CATEGORIES}
-    votes: dict[str, Counter[str]] = {}
-    for label, category in pairs:
-        key = " ".join(str(label).lower().split()).strip(" .,;:!?\"'()[]")
-        cat = canonical.get(str(category).strip().lower())
-        if cat is None or not 3 <= len(key) <= 40 or any(ch.isdigit() for ch in key):
-            continue
-        votes.setdefault(key, Counter())[cat] += 1
-    seen = {key: _majority(counter) for key, counter in votes.items()}
-    vocabulary = dict(seen)
-    for key, category in seen.items():
-        for form in (pluralise(key), singularise(key)):
-            vocabulary.setdefault(form, category)
-    return vocabulary
-
-
-def _majority(counter: Counter[str]) -> str:
-    return max(counter, key=lambda c: (counter[c], -CATEGORY_PRIORITY.index(c)))
-
-
-def parse_time_range(text: str) -> tuple[int, int] | None:
-    """Inclusive years named in ``text``: decades, centuries, single years and spans.
-
-    A decade is its ten years ("the 1790s" -> 1790-1799) and "the 1800s" is 1800-1899. A
-    century follows the strict definition, the 12th century being 1101-1200 (data often
-    writes 1100-1200 or 1100-1199, so compare ranges by overlap); early/mid/late take a
-    third of it, first/second half a half. "circa 1765" widens by :data:`CIRCA_YEARS`;
-    "before"/"after"/"since"/"until" open the range. The first expression found wins.
-
-    >>> parse_time_range("works from the 1790s"), parse_time_range("in the 1800s")
-    ((1790, 1799), (1800, 1899))
-    >>> parse_time_range("late eighteenth-century"), parse_time_range("5th century BC")
-    ((1767, 1800), (-500, -401))
-    >>> parse_time_range("before 1800"), parse_time_range("in 1765"), parse_time_range("no")
-    ((-9999, 1799), (1765, 1765), None)
-    """
-    lowered = text.lower()
-    span = _SPAN_RE.search(lowered)
-    if span:
-        if span.group(1):
-            start, start_s, end, end_s = span.group(1, 2, 3, 4)
-            low = int(start)
-            high = int(end) + (_decade_width(int(end)) if end_s else 0)
-        else:
-            low, high = int(span.group(5)), int(span.group(6))
-        return (low, high) if low <= high else None
-    found: list[tuple[int, tuple[int, int]]] = []
-    for match in _CENTURY_RE.finditer(lowered):
-        number = int(match.group(2)) if match.group(2) else _ORDINALS[match.group(3)]
-        if 0 < number <= 21:
-            found.append((match.start(), _century(number, match.group(1), bool(match.group(4)))))
-    for match in _DECADE_RE.finditer(lowered):
-        start = int(match.group(1))
-        found.append((match.start(), (start, start + _decade_width(start))))
-    for match in _SINGLE_RE.finditer(lowered):
-        found.append((match.start(), _single_year(int(match.group(2)), match.group(1))))
-    return min(found)[1] if found else None
-
-
-def _decade_width(start: int) -> int:
-    return 99 if start % 100 == 0 else 9
-
-
-def _century(number: int, part: str | None, bc: bool) -> tuple[int, int]:
-    start, end = (number - 1) * 100 + 1, number * 100
-    if part in {"early"}:
-        end = start + 32
-    elif part in {"mid", "middle"}:
-        start, end = start + 33, start + 65
-    elif part == "late":
-        start = start + 66
-    elif part == "first half of":
-        end = start + 49
-    elif part == "second half of":
-        start = start + 50
-    return (-end, -start) if bc else (start, end)
-
-
-def _single_year(year: int, word: str | None) -> tuple[int, int]:
-    if word in {"before"}:
-        return MIN_YEAR, year - 1
-    if word in {"until", "till"}:
-        return MIN_YEAR, year
-    if word == "after":
-        return year + 1, MAX_YEAR
-    if word == "since":
-        return year, MAX_YEAR
-    if word in {"circa", "around", "about", "c.", "ca."}:
-        return year - CIRCA_YEARS, year + CIRCA_YEARS
-    return year, year
 
 
 def _history(history: Sequence[tuple[str, str]] | None) -> tuple[Turn, ...]:
@@ -746,136 +537,14 @@ def _span_category(span: str, words: Sequence[str], life: bool, about_thing: boo
     return None
 
 
-class PlanOutput(BaseModel):
-    """How a question about a CIDOC-CRM museum graph should be answered."""
-
-    type: Literal["specific", "enumeration", "aggregation"] = Field(
-        description="specific (one fact), enumeration (a list) or aggregation (a number)")
-    target_categories: list[str] = Field(
-        default_factory=list, description="categories of the answer's entities")
-    context_categories: list[str] = Field(
-        default_factory=list, description="categories of what the question names as filter")
-    start_year: int | None = Field(default=None, description="first year allowed, or null")
-    end_year: int | None = Field(default=None, description="last year allowed, or null")
-    anchors: list[str] = Field(
-        default_factory=list, description="titles and names copied verbatim from the question")
+_LLM_NAMES = frozenset({"LLM_PROMPT", "LLMAnalyzer", "PlanOutput"})
 
 
-LLM_PROMPT = """\
-You analyse questions about a museum collection described with CIDOC-CRM, before retrieval.
-Every entity belongs to one of six categories:
-- Thing: works, objects, buildings; their type, material, medium and credit line are part of it.
-- Actor: people, groups, institutions; their nationality, birth and death are part of it.
-- Place: places, cities, countries, villages.
-- Event: productions, acquisitions, exhibitions and other events.
-- Concept: types, subjects, vocabulary terms.
-- Time: time-spans. Never a target: for a "when" question give the category of the dated \
-entity plus Event (Actor alone for births and deaths).
-A question is of one of three types:
-- specific, e.g. "Who painted 'Battersea Reach'?": type specific, target_categories [Actor], \
-context_categories [Thing], anchors ["Battersea Reach"].
-- enumeration, e.g. "Which works by Mary Cassatt show Paris?": type enumeration, \
-target_categories [Thing], context_categories [Actor, Place], anchors ["Mary Cassatt", "Paris"].
-- aggregation, e.g. "How many works did Turner make in the 1830s?": type aggregation, \
-target_categories [Thing], context_categories [Actor], start_year 1830, end_year 1839, \
-anchors ["Turner"].
-target_categories: the categories of the answer. context_categories: the categories of what \
-the question names as a filter or anchor. start_year/end_year: inclusive years the answer must \
-fall in, or null. anchors: titles and names copied verbatim from the question.
-{history}Question: {question}
-"""
-"""The analysis prompt; ``{history}`` and ``{question}`` are filled in."""
+def __getattr__(name: str) -> Any:
+    """The LLM analyzer, re-exported lazily: :mod:`.llm_analysis` subclasses this module's
+    :class:`QueryAnalyzer`, so importing it here eagerly would be a cycle."""
+    if name in _LLM_NAMES:
+        from llama_index_crm.query import llm_analysis
 
-
-class LLMAnalyzer(QueryAnalyzer):
-    """Structured-output analysis by an LLM, with the rules as fallback.
-
-    The LLM fills a :class:`PlanOutput` through ``llm.structured_predict`` (function calling
-    where the model supports it, a JSON completion parsed by pydantic otherwise). When the
-    call raises, the output does not parse, or it names an unknown category, the fallback
-    analyses the question instead and the reason is logged.
-
-    Args:
-        llm: any LlamaIndex LLM (``Settings`` is never read).
-        fallback: the analyzer used when the LLM fails (rules by default).
-        prompt: the prompt text, with ``{history}`` and ``{question}``.
-        top_k: documents per query type, overriding :data:`~.plan.TOP_K` entries.
-        cache_size: plans kept (0 disables the cache).
-    """
-
-    name = "llm"
-
-    def __init__(self, llm: LLM, fallback: QueryAnalyzer | None = None, *,
-                 prompt: str = LLM_PROMPT, top_k: Mapping[str, int] | None = None,
-                 cache_size: int = DEFAULT_CACHE_SIZE) -> None:
-        super().__init__(top_k=top_k, cache_size=cache_size)
-        from llama_index.core.prompts import PromptTemplate
-
-        self.llm = llm
-        self.fallback = fallback if fallback is not None else RuleBasedAnalyzer(
-            top_k=top_k, cache_size=0)
-        self._prompt = PromptTemplate(prompt)
-
-    def _analyze(self, question: str, query: str, history: tuple[Turn, ...]) -> QueryPlan:
-        if not any(c.isalnum() for c in question):
-            return self.fallback.analyze(question, history)
-        try:
-            output = self.llm.structured_predict(
-                PlanOutput, self._prompt, question=clip(question),
-                history=_format_history(history))
-            if not isinstance(output, PlanOutput):
-                raise TypeError(f"expected PlanOutput, got {type(output).__name__}")
-            return self._plan(output, question, query, history)
-        except Exception as error:  # noqa: BLE001 - any LLM failure falls back
-            logger.warning("LLM query analysis failed (%s: %s); falling back to %s rules",
-                           type(error).__name__, str(error)[:200], self.fallback.name)
-            return self.fallback.analyze(question, history)
-
-    def _plan(self, output: PlanOutput, question: str, query: str,
-              history: tuple[Turn, ...]) -> QueryPlan:
-        targets = _known_categories(output.target_categories)
-        contexts = _known_categories(output.context_categories)
-        if not targets and any(str(c).strip().lower() == "time"
-                               for c in output.target_categories):
-            targets = self.fallback.analyze(question, history).target_categories
-        time_range: tuple[int, int] | None = None
-        if output.start_year is not None or output.end_year is not None:
-            low = MIN_YEAR if output.start_year is None else output.start_year
-            high = MAX_YEAR if output.end_year is None else output.end_year
-            time_range = (min(low, high), max(low, high))
-        haystack = f"{question}\n{query}".lower()
-        anchors = [a.strip() for a in output.anchors
-                   if a.strip() and a.strip().lower() in haystack]
-        if not anchors:
-            anchors = [*quoted_titles(question), *name_spans(question)]
-        reference = resolve_reference(question, history)
-        if reference is not None:
-            anchors.append(reference[0])
-        return QueryPlan(
-            question=question, query=query, type=output.type, k=self.top_k[output.type],
-            target_categories=targets, context_categories=contexts, time_range=time_range,
-            anchors=tuple(dict.fromkeys(anchors)), analyzer=self.name)
-
-
-def _known_categories(names: Iterable[str]) -> tuple[str, ...]:
-    """Canonical document categories; raises on a name that is no category at all."""
-    canonical = {c.lower(): c for c in CATEGORIES}
-    found: list[str] = []
-    for name in names:
-        category = canonical.get(str(name).strip().lower())
-        if category is None:
-            raise ValueError(f"unknown category {name!r}")
-        if category in DOCUMENT_CATEGORIES and category not in found:
-            found.append(category)
-    return tuple(found)
-
-
-def _format_history(history: Sequence[Turn]) -> str:
-    if not history:
-        return ""
-    lines = ["Earlier turns of the conversation:"]
-    for question, answer in history[-3:]:
-        lines.append(f"Q: {question[:300]}")
-        if answer:
-            lines.append(f"A: {answer[:300]}")
-    return "\n".join(lines) + "\n"
+        return getattr(llm_analysis, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from llama_index.core.schema import NodeWithScore
 
-from llama_index_crm.query.analysis import singularise
+from llama_index_crm.query.lexicon import singularise
 from llama_index_crm.query.plan import QueryPlan
 from llama_index_crm.retrievers.category import years_of
 

@@ -74,10 +74,12 @@ _THAT_DEMONSTRATIVE_AFTER = frozenset({
 """``that`` after one of these words points back ("Who made that?"); elsewhere it is a
 relative pronoun ("works that show Paris")."""
 
-_CONNECTORS = frozenset({"of", "the", "for", "de", "da", "di", "del", "della", "van", "von",
-                         "der", "den", "du", "la", "le", "y", "ter", "zu"})
-_PARTICLES = _CONNECTORS - {"of", "the", "for"}
+_PARTICLES = frozenset({"de", "da", "di", "del", "della", "van", "von", "der", "den", "du",
+                        "la", "le", "y", "ter", "zu"})
 """Lower-case name particles that may start a name ("van Gogh", "de Kooning")."""
+_CONNECTORS = _PARTICLES | {"of", "the", "for", "des", "tou", "tis", "ton"}
+"""Lower-case words kept inside a name between two capitalised words ("John Taylor of Bath",
+"Panagia tou Araka", "Notre-Dame des Victoires")."""
 
 _STARTERS = word_set("""
 a about after all an and any are as at be before between by can could count did do does each
@@ -153,8 +155,8 @@ def name_spans(text: str, ignore: Collection[str] = ()) -> list[str]:
     """Capitalised name spans outside quotes ("Edward McKnight Kauffer", "John Taylor of Bath").
 
     A span is a run of capitalised words or initials, possibly joined by lower-case
-    connectors (``of``, ``the``, ``de``, ``van``...). Words that are capitalised only because
-    they start a sentence ("What", "List", "Paintings") are skipped, as are month names.
+    connectors (``of``, ``the``, ``de``, ``van``, ``tou``...). Words that are capitalised only
+    because they start a sentence ("What", "List", "Paintings") are skipped, as are month names.
 
     Args:
         text: a question.

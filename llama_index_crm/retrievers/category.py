@@ -16,7 +16,7 @@ from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from llama_index_crm.events import emit
-from llama_index_crm.query.analysis import singularise
+from llama_index_crm.query.lexicon import singularise
 from llama_index_crm.query.plan import QueryPlan
 from llama_index_crm.retrievers.channels import RRF_K, rrf
 from llama_index_crm.retrievers.hybrid import HybridRetriever

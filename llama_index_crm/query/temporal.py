@@ -1,0 +1,108 @@
+"""Time expressions in questions: the inclusive years a question restricts its answer to.
+
+Pure functions over plain strings, used by every :class:`~.analysis.QueryAnalyzer`.
+
+>>> parse_time_range("between 1760 and 1770"), parse_time_range("the 12th century")
+((1760, 1770), (1101, 1200))
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["CIRCA_YEARS", "MAX_YEAR", "MIN_YEAR", "parse_time_range"]
+
+CIRCA_YEARS = 5
+"""Half-width of the range for "circa 1765" / "around 1765"."""
+
+MIN_YEAR, MAX_YEAR = -9999, 9999
+"""Open ends of "before 1800" / "after 1900"."""
+
+_ORDINALS = {w: i + 1 for i, w in enumerate((
+    "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
+    "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth",
+    "seventeenth", "eighteenth", "nineteenth", "twentieth", "twenty-first"))}
+_YEAR = r"(1\d{3}|20\d{2})"
+_ORD = r"(\d{1,2})(?:st|nd|rd|th)|(" + "|".join(sorted(_ORDINALS, key=len, reverse=True)) + ")"
+_SPAN_RE = re.compile(
+    r"\b(?:between|from)\s+(?:the\s+)?" + _YEAR + r"(s?)\s+(?:and|to|until|till|through|-|–)\s+"
+    r"(?:the\s+)?" + _YEAR + r"(s?)\b|\b" + _YEAR + r"\s*[-–]\s*" + _YEAR + r"\b")
+_CENTURY_RE = re.compile(
+    r"(?:\b(early|mid|middle|late|first half of|second half of)[\s-]+(?:the\s+)?)?(?:\b"
+    + _ORD + r")[\s-]+century(?:\s+(bc|bce|b\.c\.))?")
+_DECADE_RE = re.compile(r"\b(1\d{2}0|20\d0)['’]?s\b")
+_SINGLE_RE = re.compile(
+    r"(?:\b(before|until|till|after|since|circa|around|about|c\.|ca\.)\s+)?(?<![\d.,/-])"
+    + _YEAR + r"(?!\w|['’]s|[.,/-]\d)")
+
+
+def parse_time_range(text: str) -> tuple[int, int] | None:
+    """Inclusive years named in ``text``: decades, centuries, single years and spans.
+
+    A decade is its ten years ("the 1790s" -> 1790-1799) and "the 1800s" is 1800-1899. A
+    century follows the strict definition, the 12th century being 1101-1200 (data often
+    writes 1100-1200 or 1100-1199, so compare ranges by overlap); early/mid/late take a
+    third of it, first/second half a half. "circa 1765" widens by :data:`CIRCA_YEARS`;
+    "before"/"after"/"since"/"until" open the range. The first expression found wins.
+
+    >>> parse_time_range("works from the 1790s"), parse_time_range("in the 1800s")
+    ((1790, 1799), (1800, 1899))
+    >>> parse_time_range("late eighteenth-century"), parse_time_range("5th century BC")
+    ((1767, 1800), (-500, -401))
+    >>> parse_time_range("before 1800"), parse_time_range("in 1765"), parse_time_range("no")
+    ((-9999, 1799), (1765, 1765), None)
+    """
+    lowered = text.lower()
+    span = _SPAN_RE.search(lowered)
+    if span:
+        if span.group(1):
+            start, start_s, end, end_s = span.group(1, 2, 3, 4)
+            low = int(start)
+            high = int(end) + (_decade_width(int(end)) if end_s else 0)
+        else:
+            low, high = int(span.group(5)), int(span.group(6))
+        return (low, high) if low <= high else None
+    found: list[tuple[int, tuple[int, int]]] = []
+    for match in _CENTURY_RE.finditer(lowered):
+        number = int(match.group(2)) if match.group(2) else _ORDINALS[match.group(3)]
+        if 0 < number <= 21:
+            found.append((match.start(), _century(number, match.group(1), bool(match.group(4)))))
+    for match in _DECADE_RE.finditer(lowered):
+        start = int(match.group(1))
+        found.append((match.start(), (start, start + _decade_width(start))))
+    for match in _SINGLE_RE.finditer(lowered):
+        found.append((match.start(), _single_year(int(match.group(2)), match.group(1))))
+    return min(found)[1] if found else None
+
+
+def _decade_width(start: int) -> int:
+    return 99 if start % 100 == 0 else 9
+
+
+def _century(number: int, part: str | None, bc: bool) -> tuple[int, int]:
+    start, end = (number - 1) * 100 + 1, number * 100
+    if part in {"early"}:
+        end = start + 32
+    elif part in {"mid", "middle"}:
+        start, end = start + 33, start + 65
+    elif part == "late":
+        start = start + 66
+    elif part == "first half of":
+        end = start + 49
+    elif part == "second half of":
+        start = start + 50
+    return (-end, -start) if bc else (start, end)
+
+
+def _single_year(year: int, word: str | None) -> tuple[int, int]:
+    if word in {"before"}:
+        return MIN_YEAR, year - 1
+    if word in {"until", "till"}:
+        return MIN_YEAR, year
+    if word == "after":
+        return year + 1, MAX_YEAR
+    if word == "since":
+        return year, MAX_YEAR
+    if word in {"circa", "around", "about", "c.", "ca."}:
+        return year - CIRCA_YEARS, year + CIRCA_YEARS
+    return year, year
