@@ -49,7 +49,6 @@ from llama_index_crm.build.folder import (
     MANIFEST,
     build_structure,
     config_hash,
-    discard_unless_resumable,
     replace_folder,
     work_dir_for,
     write_manifest,
@@ -63,7 +62,7 @@ from llama_index_crm.embeddings import (
     model_id,
     set_torch_threads,
 )
-from llama_index_crm.errors import EmptyGraphError, IndexFormatError, SourceError
+from llama_index_crm.errors import IndexFormatError
 from llama_index_crm.ontology import Ontology
 from llama_index_crm.retrievers.channels import DenseChannel, LexicalChannel, NameMatcher
 from llama_index_crm.sources import open_source
@@ -358,12 +357,6 @@ class CrmGraphIndex:
                 on_chunk=on_chunk,
             )
             description = src.describe()
-        except EmptyGraphError:  # nothing to resume
-            shutil.rmtree(work, ignore_errors=True)
-            raise
-        except SourceError:  # the source may come back: keep checkpoints for --resume
-            discard_unless_resumable(work)
-            raise
         finally:
             if own_source:
                 src.close()

@@ -80,14 +80,25 @@ def build_structure(
     workers: int = 1,
     on_chunk: Callable[[int, int], None] | None = None,
 ) -> tuple[list[EntityDocument], CrmDocumentStore, BuildStats]:
-    """Documents, triple archive and docstore of ``source``, written into ``work``."""
+    """Documents, triple archive and docstore of ``source``, written into ``work``.
+
+    On failure ``work`` is removed when there is nothing to resume (an empty graph), and
+    kept when the source failed after some chunks were checkpointed (``resume=True``).
+    """
     if work.exists() and not resume:
         shutil.rmtree(work)
     work.mkdir(parents=True, exist_ok=True)
     builder = DocumentBuilder(source, work, chunk_size=chunk_size)
-    for _ in builder.run(resume=resume, workers=workers, on_chunk=on_chunk):
-        pass
-    docs = builder.finish()
+    try:
+        for _ in builder.run(resume=resume, workers=workers, on_chunk=on_chunk):
+            pass
+        docs = builder.finish()
+    except EmptyGraphError:  # nothing to resume
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    except SourceError:  # the source may come back: keep checkpoints for --resume
+        discard_unless_resumable(work)
+        raise
     docstore = CrmDocumentStore(triple_store=builder.triple_store)
     docstore.add_documents([to_document(d) for d in docs])
     docstore.persist(str(work))
@@ -117,17 +128,9 @@ def build_folder(
     """
     out_dir = Path(out_dir).resolve()
     work = work_dir_for(out_dir)
-    try:
-        docs, _, stats = build_structure(
-            source, work, resume=resume, chunk_size=chunk_size, workers=workers,
-            on_chunk=on_chunk,
-        )
-    except EmptyGraphError:  # nothing to resume
-        shutil.rmtree(work, ignore_errors=True)
-        raise
-    except SourceError:  # the source may come back: keep checkpoints for --resume
-        discard_unless_resumable(work)
-        raise
+    docs, _, stats = build_structure(
+        source, work, resume=resume, chunk_size=chunk_size, workers=workers, on_chunk=on_chunk,
+    )
     write_manifest(work, source.describe(), stats)
     replace_folder(work, out_dir)
     return docs, stats
