@@ -19,6 +19,7 @@ own: their content is written into the documents of the entities that use them.
 
 from __future__ import annotations
 
+import heapq
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -200,18 +201,28 @@ class DocumentWriter:
         classes = self.class_names(nb, node)
         if not classes:
             return name
-        links = sorted(
-            (-self.ontology.weight(p), n)
-            for edges in (nb.out.get(node, {}), nb.inc.get(node, {}))
-            for p, nodes in edges.items()
-            for n in nodes
-        )[:_NAMING_LINKS]
+        cached = lab.derived.get(node)
+        if cached is not None:
+            if node in lab.incomplete:
+                nb.missed = True
+            return cached
+        outer, nb.missed = nb.missed, False
+        weighted = [(-self.ontology.weight(p), nodes)
+                    for edges in (nb.out.get(node, {}), nb.inc.get(node, {}))
+                    for p, nodes in edges.items()]
+        # the strongest links first; a hub's thousands of links are not all sorted
+        links = heapq.nsmallest(_NAMING_LINKS, ((w, n) for w, nodes in weighted for n in nodes))
         best: tuple[float, str] | None = None
         for weight, n in links:
             if lab.has_label(n) and not self.is_satellite(nb, n):
                 cand = (weight, lab.name(n))
                 best = cand if best is None or cand < best else best
-        return f"{classes[0]} of {best[1]}" if best else name
+        derived = f"{classes[0]} of {best[1]}" if best else name
+        lab.derived[node] = derived
+        if nb.missed:  # to be named again once what it needs is fetched
+            lab.incomplete.add(node)
+        nb.missed = outer or nb.missed
+        return derived
 
     def _names(self, nb: Neighbourhood, lab: Labeller, node: str,
                identifiers: bool = False) -> list[str]:

@@ -95,6 +95,10 @@ class Labeller:
         self.nb = nb
         self.lang = lang
         self._cache: dict[str, tuple[str, bool]] = {}
+        self.derived: dict[str, str] = {}
+        """Names made up for unlabelled entities ("Production of X")."""
+        self.incomplete: set[str] = set()
+        """Made-up names that met nodes not fetched yet (made again after the next fetch)."""
 
     def resolve(self, node: str) -> tuple[str, bool]:
         """``(name, is_real_label)``; records missing nodes when more fetching would help."""
@@ -155,6 +159,9 @@ class Labeller:
     def forget_missing(self) -> None:
         """Drop cached fallbacks so that names are resolved again after a fetch."""
         self._cache = {k: v for k, v in self._cache.items() if v[1]}
+        for node in self.incomplete:
+            self.derived.pop(node, None)
+        self.incomplete.clear()
 
 
 def local_words(iri: str) -> str:
