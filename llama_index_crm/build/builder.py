@@ -29,7 +29,7 @@ import pyarrow.parquet as pq
 
 from llama_index_crm.build.chaining import CHAIN_THRESHOLD, chain_thin_documents
 from llama_index_crm.build.documents import DocumentWriter, EntityDocument
-from llama_index_crm.build.labels import UNLABELLED, Labeller, local_words
+from llama_index_crm.build.labels import Labeller, local_words
 from llama_index_crm.build.neighbourhood import Neighbourhood
 from llama_index_crm.build.traversal import FRWalker
 from llama_index_crm.errors import CrmError, EmptyGraphError
@@ -37,6 +37,7 @@ from llama_index_crm.ontology import Ontology
 from llama_index_crm.rdf import Literal, encode_object
 from llama_index_crm.sources.base import GraphSource, source_factory
 from llama_index_crm.storage import TripleStore, TripleWriter
+from llama_index_crm.storage.triple_writer import HashSet, triple_hash
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +46,8 @@ MAX_ROUNDS = 10
 """Fetch rounds per chunk; paths longer than this many hops are cut (none in TR-429 are)."""
 TRIPLES_FILE = "triples.parquet"
 FR_EDGES_FILE = "fr_edges.parquet"
+_REDUCE_ROWS = 2_000_000
+"""Label candidates gathered before they are reduced to one per term."""
 TRIPLE_COLUMNS = ("s", "s_label", "p", "p_label", "o", "o_label")
 _PARTS = "parts"
 _PROGRESS = "progress.json"
@@ -128,25 +131,29 @@ def _best_labels(parts: list[Path], docs: list[EntityDocument]) -> tuple[pa.Arra
     """One label per term for the whole archive, whatever chunk a triple came from.
 
     A chunk names only the nodes it fetched; across chunks the same term may carry its
-    label, a marked fallback or nothing. Preference: the entity's document label, then a
-    real label, then a fallback, then nothing (ties: the smallest string).
+    label, a marked fallback or nothing. Each chunk checkpoints the names of the nodes it
+    described (``labels-*.parquet``). Preference: the entity's document label, then a real
+    label, then a fallback, then nothing (ties: the smallest string).
     """
+    def reduce(tables: list[pa.Table]) -> pa.Table:
+        merged = pa.concat_tables(tables).sort_by(
+            [("term", "ascending"), ("rank", "ascending"), ("label", "ascending")])
+        best = merged.group_by("term", use_threads=False).aggregate(
+            [("label", "first"), ("rank", "first")])
+        return best.rename_columns(["term", "label", "rank"])
+
     pieces = [pa.table({"term": pa.array([d.uri for d in docs], pa.string()),
                         "label": pa.array([d.label for d in docs], pa.string()),
                         "rank": pa.array([0] * len(docs), pa.int8())})]
+    rows = len(docs)
     for part in parts:
-        table = pq.read_table(part, columns=["s", "s_label", "o", "o_label"])
-        for term, label in (("s", "s_label"), ("o", "o_label")):
-            col = table.column(label)
-            rank = pc.if_else(pc.equal(col, ""), 3,
-                              pc.if_else(pc.ends_with(col, UNLABELLED), 2, 1))
-            pieces.append(pa.table({"term": table.column(term), "label": col,
-                                    "rank": pc.cast(rank, pa.int8())}))
-    merged = pa.concat_tables(pieces).sort_by(
-        [("term", "ascending"), ("rank", "ascending"), ("label", "ascending")]
-    )
-    best = merged.group_by("term", use_threads=False).aggregate([("label", "first")])
-    return best.column("term").combine_chunks(), best.column("label_first").combine_chunks()
+        pieces.append(pq.read_table(part))
+        rows += pieces[-1].num_rows
+        if rows > _REDUCE_ROWS:  # keep memory bounded by the number of distinct terms
+            pieces = [reduce(pieces)]
+            rows = pieces[0].num_rows
+    best = reduce(pieces)
+    return best.column("term").combine_chunks(), best.column("label").combine_chunks()
 
 
 def _relabel(table: pa.Table, terms: pa.Array, labels: pa.Array) -> pa.Table:
@@ -203,6 +210,7 @@ class DocumentBuilder:
         self.writer = DocumentWriter(self.ontology, self.walker, lang)
         self.stats = BuildStats()
         self._entities: list[str] | None = None
+        self._written = HashSet()
 
     # -- entities ------------------------------------------------------------------------
     def entities(self) -> list[str]:
@@ -252,6 +260,17 @@ class DocumentBuilder:
                 result.uncategorised += 1
         return result, nb
 
+    def _label_rows(self, nb: Neighbourhood) -> pa.Table:
+        """(term, label, rank) of every node this chunk described: the label candidates."""
+        lab = Labeller(nb, self.lang)
+        terms = sorted(nb.described)
+        resolved = [lab.resolve(t) for t in terms]
+        return pa.table({
+            "term": pa.array(terms, pa.string()),
+            "label": pa.array([name for name, _ in resolved], pa.string()),
+            "rank": pa.array([1 if real else 2 for _, real in resolved], pa.int8()),
+        })
+
     def _triple_rows(self, nb: Neighbourhood) -> pa.Table:
         lab = Labeller(nb, self.lang)
         names: dict[str, str] = {}
@@ -265,7 +284,13 @@ class DocumentBuilder:
 
         p_labels: dict[str, str] = {}
         cols: dict[str, list[str]] = {c: [] for c in TRIPLE_COLUMNS}
-        for s, p, o in nb.raw:
+        # triples this process already checkpointed (a hub's links arrive in every chunk)
+        encoded = [encode_object(o) for _, _, o in nb.raw]
+        fresh = self._written.add_new(
+            [triple_hash(s, p, e) for (s, p, _), e in zip(nb.raw, encoded, strict=True)])
+        for (s, p, o), new in zip(nb.raw, fresh, strict=True):
+            if not new:
+                continue
             pl = p_labels.get(p)
             if pl is None:
                 key = nb.predicate_key(p)
@@ -281,7 +306,7 @@ class DocumentBuilder:
             else:
                 cols["o"].append(o)
                 cols["o_label"].append(name(o))
-        return pa.table(cols)
+        return pa.table({c: pa.array(v, pa.string()) for c, v in cols.items()})
 
     # -- the loop ------------------------------------------------------------------------
     def _progress(self) -> dict[str, object]:
@@ -379,7 +404,8 @@ class DocumentBuilder:
             ],
             schema=_DOC_SCHEMA,
         )
-        for name, tbl in (("docs", table), ("triples", self._triple_rows(nb))):
+        for name, tbl in (("docs", table), ("triples", self._triple_rows(nb)),
+                          ("labels", self._label_rows(nb))):
             final = parts / f"{name}-{index:06d}.parquet"
             tmp = final.with_suffix(".tmp")
             pq.write_table(tbl, tmp)
@@ -404,7 +430,7 @@ class DocumentBuilder:
                 "5.x/6.x names are recognised)."
             )
         triple_parts = sorted(parts.glob("triples-*.parquet"))
-        terms, labels = _best_labels(triple_parts, docs)
+        terms, labels = _best_labels(sorted(parts.glob("labels-*.parquet")), docs)
         with TripleWriter(triples_path) as tw:
             for part in triple_parts:
                 table = _relabel(pq.read_table(part), terms, labels)

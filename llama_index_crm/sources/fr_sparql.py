@@ -100,21 +100,14 @@ _Alt = tuple[_Atom, ...]
 
 
 def _group(expr: str) -> str:
-    """``expr`` safe to take a path modifier or to sit inside ``/`` and ``|``."""
-    simple = expr.startswith("<") and expr.endswith(">") and " " not in expr
-    wrapped = expr.startswith("(") and expr.endswith(")") and _balanced_outer(expr)
+    """``expr`` safe to take a path modifier or to sit inside ``/`` and ``|``.
+
+    Every composite expression built here is either wrapped in parentheses as a whole or ends
+    with a modifier, so one that starts with ``(`` and ends with ``)`` is already a group.
+    """
+    simple = expr.startswith("<") and expr.endswith(">")
+    wrapped = expr.startswith("(") and expr.endswith(")")
     return expr if simple or wrapped else f"({expr})"
-
-
-def _balanced_outer(expr: str) -> bool:
-    """True when the first ``(`` of ``expr`` closes at its very end."""
-    depth = 0
-    for i, ch in enumerate(expr):
-        depth += ch == "("
-        depth -= ch == ")"
-        if depth == 0:
-            return i == len(expr) - 1
-    return False
 
 
 def _merge(alt: Iterable[_Atom]) -> _Alt:
