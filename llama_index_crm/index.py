@@ -221,7 +221,15 @@ class CrmGraphIndex:
         if self._embed_model is None:
             name = self.manifest.get("embedding", {}).get("model_name")
             default = name in (None, "sentence-transformers/all-MiniLM-L6-v2")
-            self._embed_model = load_embed_model(None if default else name)
+            try:
+                self._embed_model = load_embed_model(None if default else name)
+            except OSError as exc:
+                raise IndexFormatError(
+                    f"{self.folder} was built with the embedding model {name}, which cannot "
+                    f"be loaded here ({type(exc).__name__}: {str(exc)[:200]}). Make the model "
+                    "available (a local path or a cached download), or "
+                    f"{_rebuild_hint(self.folder)} (default offline model)"
+                ) from exc
         return self._embed_model
 
     def node(self, doc_id: str) -> BaseNode:
@@ -304,6 +312,9 @@ class CrmGraphIndex:
         """The normalised query vector of ``text``."""
         model = self.embed_model
         set_torch_threads(self.query_threads)
+        if faiss.omp_get_max_threads() != self.query_threads:
+            # one short search: threads cost more than they save (16 ms → 1 ms on NPG)
+            faiss.omp_set_num_threads(self.query_threads)
         vec = np.asarray(model.get_query_embedding(text), dtype=np.float32)
         norm = float(np.linalg.norm(vec))
         return vec / norm if norm else vec
@@ -442,16 +453,16 @@ class CrmGraphIndex:
             raise IndexFormatError(
                 f"{path} was built with the embedding model "
                 f"{manifest['embedding']['model_name']}, not {embed_model}: its vectors cannot "
-                f"be compared with that model's. Load it without embed_model, or "
-                f"{_rebuild_hint(path).lower()} --embed-model {embed_model}"
+                f"be compared with that model's. Load it without embed_model, or rebuild it: "
+                f"crm-rag build <your RDF files> --out {path} --embed-model {embed_model}"
             )
         model = load_embed_model(embed_model) if embed_model is not None else None
         if model is not None and model_id(model) != manifest["embedding"]["model"]:
             raise IndexFormatError(
                 f"{path} was built with the embedding model {manifest['embedding']['model']}, "
                 f"not {model_id(model)}: its vectors cannot be compared with this model's. "
-                f"Load it without embed_model, or {_rebuild_hint(path).lower()} "
-                "--embed-model <name>"
+                f"Load it without embed_model, or rebuild it: crm-rag build <your RDF files> "
+                f"--out {path} --embed-model <name>"
             )
         try:
             docstore = CrmDocumentStore.from_persist_dir(path)
