@@ -33,10 +33,8 @@ from __future__ import annotations
 
 import argparse
 import copy
-import datetime as dt
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -45,6 +43,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from _machine import machine_info, wait_for_quiet  # noqa: E402  (beside this script)
 
 ROOT = Path(__file__).resolve().parents[1]
 NMWA = ROOT.parent / "shared" / "datasets" / "nmwa" / "consolidated_data.n3.zip"
@@ -57,45 +57,6 @@ TARGET_LOAD_S = 2.0
 TARGET_RSS_MB = 1024.0
 CHILD_TIMEOUT_S = 600.0
 MARK = "@@RESULT@@"
-
-
-def machine_info() -> dict[str, Any]:
-    """Cores, RAM, CPU model, Python, platform, date and load average."""
-    ram_gb = None
-    cpu = None
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemTotal:"):
-                ram_gb = round(int(line.split()[1]) / 1024 / 1024, 1)
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return {
-        "cores": os.cpu_count(), "ram_gb": ram_gb, "cpu": cpu,
-        "python": platform.python_version(), "platform": platform.platform(),
-        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "loadavg": [round(x, 2) for x in os.getloadavg()],
-    }
-
-
-def wait_for_quiet(max_wait_s: float, threshold: float = LOAD_THRESHOLD) -> dict[str, Any]:
-    """Wait until the 1-minute load average is below ``threshold`` (poll every 10 s)."""
-    started = time.monotonic()
-    while True:
-        load = os.getloadavg()[0]
-        waited = time.monotonic() - started
-        if load < threshold:
-            return {"waited_s": round(waited), "load_1m": round(load, 2), "gave_up": False}
-        if waited >= max_wait_s:
-            print(f"  load {load:.2f} still >= {threshold} after {waited:.0f} s: running anyway",
-                  file=sys.stderr)
-            return {"waited_s": round(waited), "load_1m": round(load, 2), "gave_up": True}
-        print(f"  waiting for load < {threshold} (now {load:.2f}, {waited:.0f} s)",
-              file=sys.stderr, flush=True)
-        time.sleep(POLL_S)
 
 
 def rss_mb() -> tuple[float, float]:

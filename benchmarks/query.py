@@ -34,13 +34,11 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import datetime as dt
 import glob
 import io
 import json
 import math
 import os
-import platform
 import pstats
 import random
 import re
@@ -51,6 +49,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from _machine import machine_info, wait_for_quiet  # noqa: E402  (beside this script)
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -107,50 +107,6 @@ README_KEYS = {"R@k": "R@k", "R@10": "R@10", "Hit@10": "Hit@10", "MRR@10": "MRR@
 
 
 # -- machine ---------------------------------------------------------------------------------
-def machine_info() -> dict[str, Any]:
-    """Cores, RAM, CPU model, Python, platform, date and load average."""
-    ram_gb = None
-    cpu = None
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemTotal:"):
-                ram_gb = round(int(line.split()[1]) / 1024 / 1024, 1)
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return {
-        "cores": os.cpu_count(), "ram_gb": ram_gb, "cpu": cpu,
-        "python": platform.python_version(), "platform": platform.platform(),
-        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "loadavg": [round(x, 2) for x in os.getloadavg()],
-    }
-
-
-def wait_for_quiet(max_wait_s: float, threshold: float = LOAD_THRESHOLD) -> dict[str, Any]:
-    """Wait until the 1-minute load average is below ``threshold`` (poll every 10 s).
-
-    Returns what was waited and the load the run started under (``gave_up`` when the
-    machine stayed busy for ``max_wait_s``).
-    """
-    started = time.monotonic()
-    while True:
-        load = os.getloadavg()[0]
-        waited = time.monotonic() - started
-        if load < threshold:
-            return {"waited_s": round(waited), "load_1m": round(load, 2), "gave_up": False}
-        if waited >= max_wait_s:
-            print(f"  load {load:.2f} still >= {threshold} after {waited:.0f} s: running anyway",
-                  file=sys.stderr)
-            return {"waited_s": round(waited), "load_1m": round(load, 2), "gave_up": True}
-        print(f"  waiting for load < {threshold} (now {load:.2f}, {waited:.0f} s)",
-              file=sys.stderr, flush=True)
-        time.sleep(POLL_S)
-
-
-# -- indexes ---------------------------------------------------------------------------------
 class SampledRdfSource:
     """An :class:`RdfFileSource` whose entities are every ``stride``-th of the graph's.
 
