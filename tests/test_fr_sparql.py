@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from conftest import SHARED, requires_shared
 
 from llama_index_crm.build.neighbourhood import Neighbourhood
 from llama_index_crm.build.traversal import FRWalker
@@ -20,7 +21,6 @@ from llama_index_crm.sources.fr_sparql import (
     fr_matches,
     store_select,
 )
-from tests.conftest import SHARED, requires_shared
 
 ONTO = Ontology.default()
 TROODOS = Path(__file__).resolve().parents[1] / "examples" / "data" / "troodos.ttl"

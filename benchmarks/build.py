@@ -1,0 +1,834 @@
+"""Benchmark of the structural build (no embeddings): from RDF files and from a SPARQL endpoint.
+
+Every run is ``crm-rag build`` in a fresh process (its own session), so that its wall time,
+its peak memory and the memory of its worker processes are its own:
+
+* ``seconds`` is the build time ``crm-rag build`` reports (reading the source, listing the
+  entities, every chunk, the triple merge, chaining and the docstore, up to the renamed
+  folder); ``wall`` adds the interpreter start and imports. Rates are per build second.
+* ``peak RSS`` is the largest sum of the resident memory of the run's processes (the CLI and
+  its workers), sampled every 0.1 s; ``max proc`` is the largest single process
+  (``ru_maxrss`` of ``wait4``, workers included). The ``oxigraph serve`` of an endpoint run
+  is measured apart (its ``VmHWM``).
+
+Variants: ``files1`` and ``files2`` read the files in process with 1 or 2 worker processes;
+``endpoint2`` loads the same files into an Oxigraph database (``oxigraph load``, timed but not
+counted in the build), serves it on a free port of 127.0.0.1 and builds from it with 2
+workers. The documents of the builds of one dataset are then compared text by text by
+``doc_id``.
+
+Usage::
+
+    python benchmarks/build.py                      # every dataset and variant
+    python benchmarks/build.py --quick              # the demo graph and YCBA
+    python benchmarks/build.py --datasets ycba,nmwa --variants files2,endpoint2
+
+The figures are printed as a table and written to ``benchmarks/results/build.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import gzip
+import hashlib
+import json
+import os
+import platform
+import re
+import resource
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import zipfile
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "datasets"
+RESULTS = ROOT / "benchmarks" / "results" / "build.json"
+
+DEFAULT_TIMEOUT_S = 600.0
+"""Time limit of one build or load, unless its dataset sets another."""
+SERVER_STARTUP_S = 30.0
+"""How long ``oxigraph serve`` may take to answer its first query."""
+SAMPLE_EVERY_S = 0.1
+"""Interval of the memory samples of a running build."""
+KILL_GRACE_S = 10.0
+"""Seconds between SIGTERM and SIGKILL when a run is stopped."""
+IDLE_BELOW_CORES = 0.25
+"""Other processes' CPU use under which the machine counts as idle before a run."""
+IDLE_PROBE_S = 2.0
+"""Interval over which that CPU use is measured."""
+LOG_TAIL_LINES = 25
+"""Lines of a failed run's output kept in the results."""
+MB = 1024 * 1024
+
+TARGET_FILE_RATE = 2000.0
+"""Entities per second from files, for YCBA and NMWA."""
+TARGET_NPG_SECONDS = 300.0
+"""NPG end to end (wall time of ``crm-rag build``)."""
+TARGET_NPG_RSS_MB = 4096.0
+"""NPG peak resident memory."""
+TARGET_ENDPOINT_RATIO = 2.0
+"""Build time through the endpoint over the in-process build time (same workers)."""
+
+VARIANTS: dict[str, tuple[str, int]] = {
+    "files1": ("files", 1),
+    "files2": ("files", 2),
+    "endpoint2": ("endpoint", 2),
+}
+"""Variant name → (source kind, worker processes)."""
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """One graph to build: its files and the time limit of one run."""
+
+    name: str
+    description: str
+    files: tuple[Path, ...]
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    shared: bool = True
+
+    def available(self) -> bool:
+        """Whether every file is present."""
+        return bool(self.files) and all(p.is_file() for p in self.files)
+
+
+def datasets() -> dict[str, Dataset]:
+    """The benchmark datasets, by name."""
+    npg = tuple(sorted((SHARED / "npg").glob("*.n3.zip")))
+    return {
+        "demo": Dataset("demo", "Troodos demo graph", (ROOT / "examples/data/troodos.ttl",),
+                        shared=False),
+        "ycba": Dataset("ycba", "Yale Center for British Art (86 k triples)",
+                        (SHARED / "ycba" / "ycba_data.n3.zip",)),
+        "nmwa": Dataset("nmwa", "National Museum of Wildlife Art (115 k triples)",
+                        (SHARED / "nmwa" / "consolidated_data.n3.zip",)),
+        "npg": Dataset("npg", "National Portrait Gallery, 14 files (1.3 M triples)", npg,
+                       timeout_s=1200.0),
+    }
+
+
+# -- measuring one process tree ----------------------------------------------------------
+
+@dataclass
+class RunResult:
+    """What one subprocess did: exit, time, memory and output."""
+
+    returncode: int | None
+    wall_seconds: float
+    peak_tree_rss_mb: float
+    max_process_rss_mb: float
+    timed_out: bool
+    stdout: str
+    stderr: str
+    cpu_seconds: float = 0.0
+    background_cores: float = 0.0
+
+
+def _busy_seconds() -> float:
+    """CPU seconds spent busy by the whole machine since boot (``/proc/stat``)."""
+    try:
+        with open("/proc/stat") as fh:
+            values = [int(v) for v in fh.readline().split()[1:]]
+    except (OSError, ValueError):
+        return 0.0
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (values + [0] * 8)[:8]
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+def _process_cpu_seconds(pid: int) -> float:
+    """CPU seconds used so far by process ``pid`` (0 when it is gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return 0.0
+    fields = stat[stat.rindex(b")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime stime
+
+
+def _own_cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def background_cores(seconds: float = IDLE_PROBE_S) -> float:
+    """Cores kept busy by other processes over the next ``seconds``."""
+    busy, own = _busy_seconds(), _own_cpu_seconds()
+    time.sleep(seconds)
+    return max(0.0, (_busy_seconds() - busy - (_own_cpu_seconds() - own)) / seconds)
+
+
+def wait_until_idle(max_wait_s: float) -> float:
+    """Wait (at most ``max_wait_s``) until other processes use under
+    :data:`IDLE_BELOW_CORES` cores; return the last use measured."""
+    deadline = time.monotonic() + max_wait_s
+    load = background_cores()
+    while load >= IDLE_BELOW_CORES and time.monotonic() < deadline:
+        load = background_cores()
+    return round(load, 2)
+
+
+def _session_rss(session: int) -> int:
+    """Resident bytes of every process in ``session`` (a run and its workers)."""
+    total = 0
+    page = os.sysconf("SC_PAGE_SIZE")
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as fh:
+                stat = fh.read()
+            fields = stat[stat.rindex(b")") + 2 :].split()
+            if int(fields[3]) != session:  # state ppid pgrp session ...
+                continue
+            with open(f"/proc/{entry.name}/statm", "rb") as fh:
+                total += int(fh.read().split()[1]) * page
+        except (OSError, ValueError, IndexError):
+            continue  # the process ended while being read
+    return total
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM the session of ``proc``, then SIGKILL it if it lingers."""
+    for sig, grace in ((signal.SIGTERM, KILL_GRACE_S), (signal.SIGKILL, 0.0)):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, sig)
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline:
+            if _session_rss(proc.pid) == 0:
+                return
+            time.sleep(0.1)
+
+
+def measure(cmd: Sequence[str], timeout_s: float, log_dir: Path, name: str,
+            helper_pid: int | None = None) -> RunResult:
+    """Run ``cmd`` in a new session; time it, sample its memory, stop it at ``timeout_s``.
+
+    ``background_cores`` is the CPU other processes used meanwhile (not the run, this
+    benchmark, nor ``helper_pid``, the server an endpoint run talks to), per wall second.
+    """
+    out_path, err_path = log_dir / f"{name}.out", log_dir / f"{name}.err"
+    with out_path.open("wb") as out, err_path.open("wb") as err:
+        busy, own = _busy_seconds(), _own_cpu_seconds()
+        helper = _process_cpu_seconds(helper_pid) if helper_pid else 0.0
+        started = time.perf_counter()
+        proc = subprocess.Popen(list(cmd), stdout=out, stderr=err, start_new_session=True,
+                                cwd=ROOT)
+        peak = 0
+        timed_out = False
+        try:
+            while True:
+                pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+                if pid:
+                    break
+                peak = max(peak, _session_rss(proc.pid))
+                if time.perf_counter() - started > timeout_s:
+                    timed_out = True
+                    _stop(proc)
+                    pid, status, usage = os.wait4(proc.pid, 0)
+                    break
+                time.sleep(SAMPLE_EVERY_S)
+        except BaseException:  # interrupted: the run must not outlive the benchmark
+            _stop(proc)
+            raise
+        wall = time.perf_counter() - started
+        cpu = usage.ru_utime + usage.ru_stime
+        others = (_busy_seconds() - busy) - cpu - (_own_cpu_seconds() - own)
+        if helper_pid:
+            others -= _process_cpu_seconds(helper_pid) - helper
+        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
+    # Workers that outlived their parent would still be in the session: stop them too.
+    if _session_rss(proc.pid):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    return RunResult(
+        returncode=None if timed_out else proc.returncode,
+        wall_seconds=round(wall, 2),
+        peak_tree_rss_mb=round(peak / MB, 1),
+        max_process_rss_mb=round(usage.ru_maxrss / 1024, 1),
+        timed_out=timed_out,
+        stdout=out_path.read_text(errors="replace"),
+        stderr=err_path.read_text(errors="replace"),
+        cpu_seconds=round(cpu, 1),
+        background_cores=round(max(0.0, others) / max(wall, 1e-9), 2),
+    )
+
+
+# -- an Oxigraph server of the same files ------------------------------------------------
+
+def oxigraph_binary() -> str | None:
+    """The ``oxigraph`` CLI next to the interpreter, else on PATH."""
+    beside = Path(sys.executable).parent / "oxigraph"
+    if beside.is_file():
+        return str(beside)
+    return shutil.which("oxigraph")
+
+
+def free_port() -> int:
+    """A TCP port of 127.0.0.1 free right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def answers(url: str) -> bool:
+    """Whether the SPARQL endpoint at ``url`` answers ``ASK {}``."""
+    query = urllib.parse.urlencode({"query": "ASK { }"})
+    try:
+        with urllib.request.urlopen(f"{url}?{query}", timeout=1) as response:
+            return bool(response.status == 200)
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def _loadable_name(name: str) -> str:
+    """The name ``oxigraph load`` reads like the file source does (``.n3`` as Turtle)."""
+    return name[:-3] + ".ttl" if name.lower().endswith(".n3") else name
+
+
+def loadable_files(files: Sequence[Path], workdir: Path) -> list[Path]:
+    """``files`` as plain RDF files ``oxigraph load`` reads by extension.
+
+    Archives are unpacked (``.zip`` members, ``.gz``) into ``workdir``; ``.n3`` files are
+    named ``.ttl``, since the file source reads them as Turtle (they are N-Triples).
+    """
+    out: list[Path] = []
+    for index, path in enumerate(files):
+        target_dir = workdir / f"{index:02d}"
+        target_dir.mkdir(parents=True, exist_ok=True)
+        if path.suffix.lower() == ".zip":
+            with zipfile.ZipFile(path) as archive:
+                for member in archive.infolist():
+                    if member.is_dir():
+                        continue
+                    target = target_dir / _loadable_name(Path(member.filename).name)
+                    with archive.open(member) as src, target.open("wb") as dst:
+                        shutil.copyfileobj(src, dst)
+                    out.append(target)
+        elif path.suffix.lower() == ".gz":
+            target = target_dir / _loadable_name(path.stem)
+            with gzip.open(path, "rb") as src, target.open("wb") as dst:
+                shutil.copyfileobj(src, dst)
+            out.append(target)
+        elif path.suffix.lower() == ".n3":
+            target = target_dir / _loadable_name(path.name)
+            target.symlink_to(path.resolve())
+            out.append(target)
+        else:
+            out.append(path)
+    return out
+
+
+@dataclass
+class Server:
+    """A running ``oxigraph serve`` and how its database was made."""
+
+    process: subprocess.Popen[bytes]
+    url: str
+    unpack_seconds: float
+    load_seconds: float
+
+    def peak_rss_mb(self) -> float:
+        """The server's peak resident memory so far (``VmHWM``), in MB."""
+        try:
+            status = Path(f"/proc/{self.process.pid}/status").read_text()
+        except OSError:
+            return 0.0
+        match = re.search(r"^VmHWM:\s+(\d+) kB", status, re.M)
+        return round(int(match.group(1)) / 1024, 1) if match else 0.0
+
+
+@contextlib.contextmanager
+def oxigraph_server(binary: str, files: Sequence[Path], workdir: Path,
+                    timeout_s: float) -> Iterator[Server]:
+    """Load ``files`` into a new database, serve it on 127.0.0.1, stop it on exit."""
+    started = time.perf_counter()
+    inputs = loadable_files(files, workdir / "unpacked")
+    unpacked = time.perf_counter()
+    location = workdir / "db"
+    subprocess.run([binary, "load", "--location", str(location), "--file",
+                    *map(str, inputs)], check=True, capture_output=True, timeout=timeout_s)
+    loaded = time.perf_counter()
+    shutil.rmtree(workdir / "unpacked", ignore_errors=True)
+    port = free_port()
+    with (workdir / "serve.log").open("wb") as log:
+        process = subprocess.Popen(
+            [binary, "serve", "--location", str(location), "--bind", f"127.0.0.1:{port}",
+             "--union-default-graph"],
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+    server = Server(process, f"http://127.0.0.1:{port}/query",
+                    round(unpacked - started, 2), round(loaded - unpacked, 2))
+    try:
+        deadline = time.monotonic() + SERVER_STARTUP_S
+        while not answers(server.url):
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"oxigraph serve did not start; see {workdir / 'serve.log'}")
+            time.sleep(0.05)
+        yield server
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=KILL_GRACE_S)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+# -- one build ---------------------------------------------------------------------------
+
+@dataclass
+class BuildFigures:
+    """The figures of one dataset × variant."""
+
+    dataset: str
+    variant: str
+    workers: int
+    status: str = "ok"
+    entities: int = 0
+    documents: int = 0
+    triples: int = 0
+    satellites_absorbed: int = 0
+    uncategorised: int = 0
+    documents_chained: int = 0
+    seconds: float = 0.0
+    wall_seconds: float = 0.0
+    entities_per_s: float = 0.0
+    triples_per_s: float = 0.0
+    peak_rss_mb: float = 0.0
+    max_process_rss_mb: float = 0.0
+    cpu_seconds: float = 0.0
+    background_cores_before: float = 0.0
+    background_cores_during: float = 0.0
+    cli_peak_memory_mb: float | None = None
+    code: str = ""
+    endpoint: dict[str, float] = field(default_factory=dict)
+    error: dict[str, Any] | None = None
+
+
+def _cli_value(stdout: str, key: str) -> float | None:
+    """A figure of the summary ``crm-rag build`` prints (``  seconds  12.3``)."""
+    match = re.search(rf"^\s+{re.escape(key)}\s+([\d,.]+)\s*$", stdout, re.M)
+    return float(match.group(1).replace(",", "")) if match else None
+
+
+def _stage(stderr: str) -> str:
+    """Where a failed build stopped, read from its progress bar and log."""
+    bars = re.findall(r"(\d+)/(\d+) \[", stderr)
+    if not bars:
+        return "reading the source / listing entities (no chunk finished)"
+    done, total = map(int, bars[-1])
+    if done < total:
+        return f"chunks: {done:,} of {total:,} entities done"
+    return "finishing: triple merge, chaining or docstore persist (every chunk done)"
+
+
+def _tail(text: str) -> list[str]:
+    lines = [part for line in text.splitlines() for part in line.split("\r") if part.strip()]
+    return lines[-LOG_TAIL_LINES:]
+
+
+def run_build(dataset: Dataset, variant: str, out: Path, log_dir: Path, idle_wait_s: float,
+              server: Server | None = None) -> BuildFigures:
+    """``crm-rag build`` of ``dataset`` into ``out`` in a fresh process, measured.
+
+    Waits first (at most ``idle_wait_s``) for other processes to leave the CPU alone.
+    """
+    endpoint = server.url if server else None
+    kind, workers = VARIANTS[variant]
+    cmd = [sys.executable, "-m", "llama_index_crm.cli", "-v", "build"]
+    cmd += ["--endpoint", endpoint] if endpoint else [str(p) for p in dataset.files]
+    cmd += ["--out", str(out), "--workers", str(workers), "--no-embed"]
+    print(f"  {dataset.name:<5} {variant:<9} …", end="", flush=True)
+    before = wait_until_idle(idle_wait_s) if idle_wait_s > 0 else background_cores()
+    code = code_fingerprint()
+    run = measure(cmd, dataset.timeout_s, log_dir, f"{dataset.name}-{variant}",
+                  helper_pid=server.process.pid if server else None)
+    fig = BuildFigures(dataset.name, variant, workers, wall_seconds=run.wall_seconds, code=code,
+                       peak_rss_mb=run.peak_tree_rss_mb,
+                       max_process_rss_mb=run.max_process_rss_mb,
+                       cpu_seconds=run.cpu_seconds, background_cores_before=before,
+                       background_cores_during=run.background_cores)
+    manifest = out / "manifest.json"
+    if run.timed_out or run.returncode != 0 or not manifest.is_file():
+        fig.status = "timeout" if run.timed_out else "error"
+        fig.error = {
+            "returncode": run.returncode,
+            "timeout_s": dataset.timeout_s if run.timed_out else None,
+            "stage": _stage(run.stderr),
+            "tail": _tail(run.stderr + run.stdout),
+        }
+        print(f" {fig.status.upper()} after {run.wall_seconds:.0f} s "
+              f"({fig.error['stage']}; peak {run.peak_tree_rss_mb:,.0f} MB)")
+        return fig
+    stats = json.loads(manifest.read_text())["stats"]
+    fig.entities = int(stats["entities"])
+    fig.documents = int(stats["documents"])
+    fig.triples = int(stats["triples_archived"])
+    fig.satellites_absorbed = int(stats["satellites_absorbed"])
+    fig.uncategorised = int(stats["uncategorised"])
+    fig.documents_chained = int(stats["documents_chained"])
+    seconds = _cli_value(run.stdout, "seconds")
+    fig.seconds = seconds if seconds else run.wall_seconds
+    fig.cli_peak_memory_mb = _cli_value(run.stdout, "peak memory (MB)")
+    fig.entities_per_s = round(fig.entities / max(fig.seconds, 1e-9), 1)
+    fig.triples_per_s = round(fig.triples / max(fig.seconds, 1e-9), 1)
+    print(f" {fig.seconds:,.1f} s, {fig.entities_per_s:,.0f} entities/s, "
+          f"peak {fig.peak_rss_mb:,.0f} MB, cpu {fig.cpu_seconds:,.1f} s, "
+          f"other load {fig.background_cores_during:.2f} cores")
+    return fig
+
+
+# -- comparing documents -----------------------------------------------------------------
+
+def read_texts(folder: Path) -> dict[str, str]:
+    """``doc_id → text`` of a built folder's ``documents.parquet``."""
+    table = pq.read_table(folder / "documents.parquet", columns=["doc_id", "text"])
+    return dict(zip(table.column("doc_id").to_pylist(), table.column("text").to_pylist(),
+                    strict=True))
+
+
+def compare_documents(a: Path, b: Path) -> dict[str, Any]:
+    """Whether two builds hold the same documents, byte for byte, by ``doc_id``."""
+    left, right = read_texts(a), read_texts(b)
+    common = left.keys() & right.keys()
+    differing = sorted(k for k in common if left[k] != right[k])
+    only_a, only_b = sorted(left.keys() - right.keys()), sorted(right.keys() - left.keys())
+    report: dict[str, Any] = {
+        "identical": not (differing or only_a or only_b),
+        "documents": [len(left), len(right)],
+        "differing": len(differing),
+        "only_first": len(only_a),
+        "only_second": len(only_b),
+        "examples": {"differing": differing[:5], "only_first": only_a[:5],
+                     "only_second": only_b[:5]},
+    }
+    if differing:
+        first = differing[0]
+        report["first_difference"] = _first_difference(left[first], right[first])
+    return report
+
+
+def _first_difference(x: str, y: str) -> dict[str, str]:
+    """The lines around the first place two texts part."""
+    xs, ys = x.splitlines(), y.splitlines()
+    for i, (u, v) in enumerate(zip(xs, ys, strict=False)):
+        if u != v:
+            return {"line": str(i + 1), "first": u, "second": v}
+    i = min(len(xs), len(ys))
+    return {"line": str(i + 1), "first": "\n".join(xs[i:i + 2]) or "<end>",
+            "second": "\n".join(ys[i:i + 2]) or "<end>"}
+
+
+# -- machine, targets, table -------------------------------------------------------------
+
+def _command_output(cmd: Sequence[str]) -> str:
+    try:
+        done = subprocess.run(list(cmd), capture_output=True, text=True, timeout=30, cwd=ROOT)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return done.stdout.strip()
+
+
+def code_fingerprint() -> str:
+    """A short hash of the package source and configuration a run is about to use."""
+    digest = hashlib.sha256()
+    for folder in ("llama_index_crm", "config"):
+        for path in sorted((ROOT / folder).rglob("*")):
+            if path.is_file() and path.suffix in (".py", ".json", ".toml", ".txt", ".md"):
+                digest.update(str(path.relative_to(ROOT)).encode())
+                digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def machine_info() -> dict[str, Any]:
+    """Cores, memory, CPU, Python and versions of the machine the benchmark ran on."""
+    meminfo = Path("/proc/meminfo").read_text() if Path("/proc/meminfo").exists() else ""
+    mem = re.search(r"^MemTotal:\s+(\d+) kB", meminfo, re.M)
+    cpuinfo = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
+    model = re.search(r"^model name\s*:\s*(.+)$", cpuinfo, re.M)
+    import pyoxigraph
+
+    from llama_index_crm import __version__
+
+    binary = oxigraph_binary()
+    return {
+        "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "cores": os.cpu_count(),
+        "cores_usable": len(os.sched_getaffinity(0)),
+        "ram_gb": round(int(mem.group(1)) / 1024 / 1024, 1) if mem else None,
+        "cpu": model.group(1).strip() if model else platform.processor(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "llama_index_crm": __version__,
+        "git_commit": _command_output(["git", "rev-parse", "--short", "HEAD"]),
+        "git_dirty": bool(_command_output(["git", "status", "--porcelain",
+                                           "llama_index_crm", "config"])),
+        "pyoxigraph": pyoxigraph.__version__,
+        "oxigraph_cli": _command_output([binary, "--version"]) if binary else None,
+    }
+
+
+def _fig(results: list[BuildFigures], dataset: str, variant: str) -> BuildFigures | None:
+    for fig in results:
+        if fig.dataset == dataset and fig.variant == variant and fig.status == "ok":
+            return fig
+    return None
+
+
+def evaluate_targets(results: list[BuildFigures]) -> list[dict[str, Any]]:
+    """Each target of the issue next to the figure measured in this run."""
+    targets: list[dict[str, Any]] = []
+    for name in ("ycba", "nmwa"):
+        for variant in ("files1", "files2"):
+            fig = _fig(results, name, variant)
+            if fig is None:
+                continue
+            targets.append({
+                "target": f"{name} from files at >= {TARGET_FILE_RATE:,.0f} entities/s",
+                "variant": variant, "measured": f"{fig.entities_per_s:,.0f} entities/s",
+                "met": fig.entities_per_s >= TARGET_FILE_RATE,
+            })
+    for variant in ("files1", "files2", "endpoint2"):
+        ran = [f for f in results if f.dataset == "npg" and f.variant == variant]
+        if not ran:
+            continue
+        fig = ran[0]
+        if fig.status != "ok":
+            targets.append({
+                "target": f"npg end to end < {TARGET_NPG_SECONDS:.0f} s, "
+                          f"peak RSS < {TARGET_NPG_RSS_MB / 1024:.0f} GB",
+                "variant": variant, "measured": f"{fig.status} after {fig.wall_seconds:,.0f} s",
+                "met": False,
+            })
+            continue
+        targets.append({
+            "target": f"npg end to end < {TARGET_NPG_SECONDS:.0f} s",
+            "variant": variant, "measured": f"{fig.wall_seconds:,.1f} s wall",
+            "met": fig.wall_seconds < TARGET_NPG_SECONDS,
+        })
+        targets.append({
+            "target": f"npg peak RSS < {TARGET_NPG_RSS_MB / 1024:.0f} GB",
+            "variant": variant, "measured": f"{fig.peak_rss_mb:,.0f} MB",
+            "met": fig.peak_rss_mb < TARGET_NPG_RSS_MB,
+        })
+    for name in dict.fromkeys(f.dataset for f in results):
+        files, endpoint = _fig(results, name, "files2"), _fig(results, name, "endpoint2")
+        if files is None or endpoint is None:
+            continue
+        ratio = endpoint.seconds / max(files.seconds, 1e-9)
+        targets.append({
+            "target": f"{name} endpoint <= {TARGET_ENDPOINT_RATIO:.0f}x in-process",
+            "variant": "endpoint2 / files2",
+            "measured": f"{ratio:.2f}x ({endpoint.seconds:,.1f} s / {files.seconds:,.1f} s)",
+            "ratio": round(ratio, 3),
+            "met": ratio <= TARGET_ENDPOINT_RATIO,
+        })
+    return targets
+
+
+def format_table(results: list[BuildFigures]) -> str:
+    """The figures as a Markdown table."""
+    head = ("| dataset | variant | entities | documents | triples | build s | wall s | cpu s "
+            "| entities/s | triples/s | peak RSS MB | max proc MB | other load | load s "
+            "| server MB |")
+    lines = [head, "|" + "|".join(["---"] * (head.count("|") - 1)) + "|"]
+    for f in results:
+        if f.status != "ok":
+            lines.append(f"| {f.dataset} | {f.variant} | **{f.status}** after "
+                         f"{f.wall_seconds:,.0f} s | | | | {f.wall_seconds:,.1f} "
+                         f"| {f.cpu_seconds:,.1f} | | | {f.peak_rss_mb:,.0f} "
+                         f"| {f.max_process_rss_mb:,.0f} | {f.background_cores_during:.2f} | | |")
+            continue
+        load = f"{f.endpoint['load_seconds']:,.1f}" if f.endpoint else ""
+        server = f"{f.endpoint['server_peak_rss_mb']:,.0f}" if f.endpoint else ""
+        lines.append(
+            f"| {f.dataset} | {f.variant} | {f.entities:,} | {f.documents:,} | {f.triples:,} "
+            f"| {f.seconds:,.1f} | {f.wall_seconds:,.1f} | {f.cpu_seconds:,.1f} "
+            f"| {f.entities_per_s:,.0f} | {f.triples_per_s:,.0f} | {f.peak_rss_mb:,.0f} "
+            f"| {f.max_process_rss_mb:,.0f} | {f.background_cores_during:.2f} | {load} "
+            f"| {server} |"
+        )
+    return "\n".join(lines)
+
+
+# -- main --------------------------------------------------------------------------------
+
+def _names(text: str, known: Sequence[str], what: str) -> list[str]:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise SystemExit(f"unknown {what}: {', '.join(unknown)} (known: {', '.join(known)})")
+    return names
+
+
+def benchmark_dataset(dataset: Dataset, variants: list[str], work: Path, binary: str | None,
+                      idle_wait_s: float) -> tuple[list[BuildFigures], dict[str, Any]]:
+    """Every variant of one dataset, then the comparison of their documents."""
+    figures: list[BuildFigures] = []
+    outs: dict[str, Path] = {}
+    log_dir = work / "logs"
+    log_dir.mkdir(parents=True, exist_ok=True)
+    for variant in variants:
+        out = work / dataset.name / variant
+        if VARIANTS[variant][0] == "files":
+            fig = run_build(dataset, variant, out, log_dir, idle_wait_s)
+        else:
+            if binary is None:
+                print(f"  {dataset.name:<5} {variant:<9} skipped: no oxigraph CLI")
+                continue
+            server_dir = work / dataset.name / "oxigraph"
+            server_dir.mkdir(parents=True, exist_ok=True)
+            try:
+                with oxigraph_server(binary, dataset.files, server_dir,
+                                     dataset.timeout_s) as server:
+                    print(f"  {dataset.name:<5} oxigraph  unpack {server.unpack_seconds:.1f} s,"
+                          f" load {server.load_seconds:.1f} s")
+                    server_cpu = _process_cpu_seconds(server.process.pid)
+                    fig = run_build(dataset, variant, out, log_dir, idle_wait_s, server)
+                    fig.endpoint = {
+                        "unpack_seconds": server.unpack_seconds,
+                        "load_seconds": server.load_seconds,
+                        "server_peak_rss_mb": server.peak_rss_mb(),
+                        "server_cpu_seconds": round(
+                            _process_cpu_seconds(server.process.pid) - server_cpu, 1),
+                    }
+            except (subprocess.SubprocessError, RuntimeError, OSError) as exc:
+                detail = getattr(exc, "stderr", b"") or b""
+                fig = BuildFigures(dataset.name, variant, VARIANTS[variant][1], status="error",
+                                   error={"stage": "oxigraph load / serve", "tail":
+                                          [str(exc), *_tail(detail.decode(errors="replace"))]})
+                print(f"  {dataset.name:<5} {variant:<9} ERROR in oxigraph load/serve: {exc}")
+            shutil.rmtree(server_dir / "db", ignore_errors=True)
+        figures.append(fig)
+        if fig.status == "ok":
+            outs[variant] = out
+    comparisons: dict[str, Any] = {}
+    built = list(outs)
+    for i, first in enumerate(built):
+        for second in built[i + 1:]:
+            key = f"{first} vs {second}"
+            comparisons[key] = compare_documents(outs[first], outs[second])
+            same = comparisons[key]
+            verdict = ("identical" if same["identical"] else
+                       f"DIFFERENT: {same['differing']} texts differ, "
+                       f"{same['only_first']} / {same['only_second']} only in one")
+            print(f"  {dataset.name:<5} documents {key}: {verdict} "
+                  f"({same['documents'][0]:,} / {same['documents'][1]:,} docs)")
+    return figures, comparisons
+
+
+def _terminate(signum: int, frame: object) -> None:
+    """SIGTERM as an exception, so that runs and servers are stopped on the way out."""
+    raise SystemExit(128 + signum)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark; print the table and write the JSON results."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    all_sets = datasets()
+    parser.add_argument("--datasets", default=",".join(all_sets),
+                        help=f"comma-separated, of {', '.join(all_sets)}")
+    parser.add_argument("--variants", default=",".join(VARIANTS),
+                        help=f"comma-separated, of {', '.join(VARIANTS)}")
+    parser.add_argument("--quick", action="store_true", help="only the demo graph and YCBA")
+    parser.add_argument("--output", type=Path, default=RESULTS, help="the JSON results file")
+    parser.add_argument("--work-dir", type=Path, default=None,
+                        help="where builds and logs go (a temporary folder by default)")
+    parser.add_argument("--keep", action="store_true", help="keep the built folders and logs")
+    parser.add_argument("--idle-wait", type=float, default=120.0, metavar="S",
+                        help="before each run, wait at most S seconds for other processes to "
+                             f"use under {IDLE_BELOW_CORES} cores (0: do not wait)")
+    args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, _terminate)
+
+    names = ["demo", "ycba"] if args.quick else _names(args.datasets, list(all_sets), "dataset")
+    variants = _names(args.variants, list(VARIANTS), "variant")
+    binary = oxigraph_binary()
+    work = args.work_dir or Path(tempfile.mkdtemp(prefix="crm-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    machine = machine_info()
+    print(f"Machine: {machine['cores']} cores, {machine['ram_gb']} GB RAM, {machine['cpu']}, "
+          f"Python {machine['python']}; work folder {work}")
+
+    figures: list[BuildFigures] = []
+    comparisons: dict[str, dict[str, Any]] = {}
+    skipped: dict[str, str] = {}
+    started = time.perf_counter()
+    try:
+        for name in names:
+            dataset = all_sets[name]
+            if not dataset.available():
+                where = SHARED if dataset.shared else dataset.files[0]
+                skipped[name] = f"files not found under {where}"
+                print(f"  {name:<5} skipped: {skipped[name]}")
+                continue
+            figs, comps = benchmark_dataset(dataset, variants, work, binary, args.idle_wait)
+            figures.extend(figs)
+            comparisons[name] = comps
+            if not args.keep:
+                shutil.rmtree(work / name, ignore_errors=True)
+    finally:
+        if not args.keep and args.work_dir is None:
+            shutil.rmtree(work, ignore_errors=True)
+
+    targets = evaluate_targets(figures)
+    codes = sorted({f.code for f in figures})
+    print()
+    print(format_table(figures))
+    if len(codes) > 1:
+        print(f"\nWARNING: the package code changed during the benchmark ({', '.join(codes)}); "
+              "the figures of different runs are not comparable.")
+    print()
+    for t in targets:
+        mark = "met   " if t["met"] else "MISSED"
+        print(f"  {mark} {t['target']} [{t['variant']}]: {t['measured']}")
+    results = {
+        "command": " ".join(["python", "benchmarks/build.py", *(argv or sys.argv[1:])]),
+        "machine": machine,
+        "total_seconds": round(time.perf_counter() - started, 1),
+        "code_fingerprints": codes,
+        "notes": {
+            "seconds": "build time reported by crm-rag build (source read to folder renamed); "
+                       "rates are per build second; wall_seconds adds interpreter start",
+            "peak_rss_mb": "largest sum of the resident memory of the build's processes "
+                           f"(CLI + workers), sampled every {SAMPLE_EVERY_S} s",
+            "max_process_rss_mb": "largest single process (ru_maxrss via wait4)",
+            "code": "hash of llama_index_crm/ and config/ when the run started",
+            "cpu_seconds": "user + system CPU of the build's processes (workers included)",
+            "background_cores": "CPU used by other processes on the machine (not the build, "
+                                "this benchmark or the oxigraph server), in cores; 'before' "
+                                f"over {IDLE_PROBE_S} s just before the run",
+            "endpoint": "load time of oxigraph load is not in seconds; server memory and "
+                        "CPU apart",
+        },
+        "skipped": skipped,
+        "results": {
+            name: {f.variant: asdict(f) for f in figures if f.dataset == name}
+            for name in dict.fromkeys(f.dataset for f in figures)
+        },
+        "documents_identical": comparisons,
+        "targets": targets,
+    }
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
+    print(f"\nWrote {args.output}")
+    return 0 if all(f.status == "ok" for f in figures) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
