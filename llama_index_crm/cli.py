@@ -11,7 +11,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from llama_index_crm.build.builder import CHUNK_SIZE, BuildStats, default_workers, peak_rss_mb
+from llama_index_crm.build.builder import (
+    CHUNK_SIZE,
+    DEFAULT_FR_PATHS,
+    BuildStats,
+    default_workers,
+    peak_rss_mb,
+)
 from llama_index_crm.build.folder import MANIFEST, build_folder, work_dir_for
 from llama_index_crm.errors import CrmError
 from llama_index_crm.sources import open_source
@@ -50,7 +56,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         if args.no_embed:
             _, stats = build_folder(
                 source, out, resume=args.resume, chunk_size=args.chunk_size,
-                workers=args.workers, on_chunk=on_chunk,
+                workers=args.workers, on_chunk=on_chunk, fr_paths=args.fr_paths,
             )
         else:
             from llama_index_crm.index import CrmGraphIndex
@@ -58,7 +64,7 @@ def cmd_build(args: argparse.Namespace) -> int:
             index = CrmGraphIndex.build(
                 source, out, embed_model=args.embed_model, resume=args.resume,
                 chunk_size=args.chunk_size, workers=args.workers, on_chunk=on_chunk,
-                on_embedded=on_embedded,
+                on_embedded=on_embedded, fr_paths=args.fr_paths,
             )
             stats = BuildStats(**index.manifest["stats"])
     finally:
@@ -177,6 +183,10 @@ def make_parser() -> argparse.ArgumentParser:
     build.add_argument("--resume", action="store_true",
                        help="continue an interrupted build from its last completed chunk")
     build.add_argument("--chunk-size", type=int, default=CHUNK_SIZE)
+    build.add_argument("--fr-paths", choices=("sparql", "walk"), default=DEFAULT_FR_PATHS,
+                       help="find FR targets by SPARQL property-path queries per chunk "
+                            "(default, faster) or by walking fetched neighbourhoods; the "
+                            "documents are the same")
     build.add_argument("--workers", type=int, default=default_workers(),
                        help="processes building chunks at once (default: one per core, ≤ 4)")
     build.add_argument("--no-embed", action="store_true",

@@ -43,7 +43,14 @@ from llama_index.core.schema import BaseNode, MetadataMode, TextNode
 from llama_index.retrievers.bm25 import BM25Retriever
 
 from llama_index_crm import __version__
-from llama_index_crm.build.builder import CHUNK_SIZE, FR_EDGES_FILE, TRIPLES_FILE, BuildStats
+from llama_index_crm.build.builder import (
+    CHUNK_SIZE,
+    DEFAULT_FR_PATHS,
+    FR_EDGES_FILE,
+    TRIPLES_FILE,
+    BuildStats,
+    FRPaths,
+)
 from llama_index_crm.build.folder import (
     FORMAT,
     MANIFEST,
@@ -336,6 +343,7 @@ class CrmGraphIndex:
         embed_chars: int = EMBED_CHARS,
         on_chunk: Callable[[int, int], None] | None = None,
         on_embedded: Callable[[int, int], None] | None = None,
+        fr_paths: FRPaths = DEFAULT_FR_PATHS,
     ) -> CrmGraphIndex:
         """Build the index of a graph into ``out_dir`` (atomically) and return it.
 
@@ -352,6 +360,7 @@ class CrmGraphIndex:
             embed_chars: characters of each document's head that are embedded.
             on_chunk: progress of the document build (done, total).
             on_embedded: progress of the embedding (done, total).
+            fr_paths: how FR targets are found, ``"sparql"`` or ``"walk"`` (same documents).
         """
         out = Path(out_dir).resolve()
         work = work_dir_for(out)
@@ -365,7 +374,7 @@ class CrmGraphIndex:
         try:
             docs, docstore, stats = build_structure(
                 src, work, resume=resume, chunk_size=chunk_size, workers=workers,
-                on_chunk=on_chunk,
+                on_chunk=on_chunk, fr_paths=fr_paths,
             )
             description = src.describe()
         finally:

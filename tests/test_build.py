@@ -15,6 +15,7 @@ from llama_index.core.readers.base import ReaderConfig
 from llama_index.core.schema import MetadataMode
 
 from llama_index_crm.build import CidocCrmReader, DocumentBuilder, EntityDocument
+from llama_index_crm.build.builder import FRPaths
 from llama_index_crm.build.folder import build_folder, work_dir_for
 from llama_index_crm.cli import main as cli_main
 from llama_index_crm.errors import EmptyGraphError, SourceError
@@ -103,14 +104,16 @@ def test_satellites_and_chaining_counts(tmp_path: Path) -> None:
     assert not any(d.uri.startswith(satellite_prefixes) for d in docs)
 
 
+@pytest.mark.parametrize("fr_paths", ["sparql", "walk"])
 def test_files_and_sparql_endpoint_give_byte_identical_documents(
-    tmp_path: Path, serve_graph: Callable[[Path], str]
+    tmp_path: Path, serve_graph: Callable[[Path], str], fr_paths: FRPaths
 ) -> None:
     url = serve_graph(DEMO)
     with RdfFileSource([DEMO]) as files:
         from_files, _ = build_folder(files, tmp_path / "files")
     endpoint = SparqlEndpointSource(url, timeout=10)
-    from_endpoint, _ = build_folder(endpoint, tmp_path / "endpoint", chunk_size=100)
+    from_endpoint, _ = build_folder(endpoint, tmp_path / "endpoint", chunk_size=100,
+                                    fr_paths=fr_paths)
     assert [(d.uri, d.text) for d in from_files] == [(d.uri, d.text) for d in from_endpoint]
     a = pq.read_table(tmp_path / "files" / "triples.parquet").sort_by("s").to_pylist()
     b = pq.read_table(tmp_path / "endpoint" / "triples.parquet").sort_by("s").to_pylist()
@@ -123,6 +126,26 @@ def test_chunk_size_and_workers_do_not_change_documents(
     with RdfFileSource([DEMO]) as source:
         docs, _ = build_folder(source, tmp_path / "i", chunk_size=37, workers=2)
     assert {d.uri: d.text for d in docs} == {u: d.text for u, d in demo_docs.items()}
+
+
+def _index_tables(folder: Path) -> dict[str, list[str]]:
+    """The rows of an index folder's Parquet files (triples in no particular order)."""
+    return {name: sorted(map(str, pq.read_table(folder / name).to_pylist()))
+            for name in ("documents.parquet", "triples.parquet", "fr_edges.parquet")}
+
+
+def test_walked_and_sparql_fr_paths_build_the_same_index(tmp_path: Path) -> None:
+    """FR targets by SPARQL property paths or by the walk: the same documents, triples and
+    FR graph (the walk fetches intermediates hop by hop; the queries never fetch them)."""
+    with RdfFileSource([DEMO]) as source:
+        walked, _ = build_folder(source, tmp_path / "walk", fr_paths="walk", chunk_size=50)
+        queried, _ = build_folder(source, tmp_path / "sparql", fr_paths="sparql",
+                                  chunk_size=50)
+    asinou = next(d for d in queried if d.uri == T + "church/asinou")
+    assert asinou.fr_edges  # the queries found FR targets at all
+    assert _index_tables(tmp_path / "walk") == _index_tables(tmp_path / "sparql")
+    with pytest.raises(ValueError, match="fr_paths"):
+        DocumentBuilder(RdfFileSource([DEMO]), tmp_path / "x", fr_paths="bfs")  # type: ignore[arg-type]
 
 
 def test_interrupted_build_leaves_previous_folder_and_resumes(tmp_path: Path) -> None:
@@ -247,6 +270,16 @@ def test_ycba_never_names_anything_by_a_bare_iri(ycba_docs: list[EntityDocument]
         names = "\n".join(line for line in doc.text.splitlines()
                           if not line.startswith("Identifiers: "))
         assert not IRI_AS_NAME.search(names), (doc.uri, IRI_AS_NAME.search(names))
+
+
+@requires_shared
+def test_ycba_walked_and_sparql_fr_paths_give_the_same_documents(
+    ycba_docs: list[EntityDocument], tmp_path: Path
+) -> None:
+    with RdfFileSource([YCBA]) as source:
+        walked, _ = build_folder(source, tmp_path / "walk", fr_paths="walk", workers=2)
+    assert [(d.uri, d.text, d.fr_edges) for d in walked] == \
+        [(d.uri, d.text, d.fr_edges) for d in ycba_docs]
 
 
 @requires_shared

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Literal as TypingLiteral
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -35,13 +36,23 @@ from llama_index_crm.build.traversal import FRWalker
 from llama_index_crm.errors import CrmError, EmptyGraphError
 from llama_index_crm.ontology import Ontology
 from llama_index_crm.rdf import Literal, encode_object
+from llama_index_crm.sources._sparql_terms import safe_iris
 from llama_index_crm.sources.base import GraphSource, source_factory
+from llama_index_crm.sources.fr_sparql import (
+    FRQueryCompiler,
+    GraphVocabulary,
+    Select,
+    fr_matches,
+)
 from llama_index_crm.storage import TripleStore, TripleWriter
 from llama_index_crm.storage.triple_writer import HashSet, triple_hash
 
 logger = logging.getLogger(__name__)
 
 CHUNK_SIZE = 1000
+FRPaths = TypingLiteral["sparql", "walk"]
+DEFAULT_FR_PATHS: FRPaths = "sparql"
+"""Measured faster on every dataset (``benchmarks/build.py``); documents are the same."""
 MAX_ROUNDS = 10
 """Fetch rounds per chunk; paths longer than this many hops are cut (none in TR-429 are)."""
 TRIPLES_FILE = "triples.parquet"
@@ -105,10 +116,10 @@ _WORKER: DocumentBuilder | None = None
 
 
 def _init_worker(factory: Callable[[], GraphSource], work_dir: Path, lang: str,
-                 config_dir: Path | None) -> None:
+                 config_dir: Path | None, fr_paths: FRPaths) -> None:
     global _WORKER
     onto = Ontology.from_config_dir(config_dir) if config_dir else Ontology.default()
-    _WORKER = DocumentBuilder(factory(), work_dir, ontology=onto, lang=lang)
+    _WORKER = DocumentBuilder(factory(), work_dir, ontology=onto, lang=lang, fr_paths=fr_paths)
 
 
 def _worker_chunk(index: int, chunk: list[str]) -> tuple[int, _ChunkCounts]:
@@ -189,6 +200,10 @@ class DocumentBuilder:
         chunk_size: entities per chunk.
         lang: preferred language of names.
         chain_threshold: documents shorter than this are chained into a neighbour.
+        fr_paths: how FR targets are found: ``"sparql"`` runs the FR paths compiled into
+            SPARQL property paths over each chunk (sources offering ``select``), ``"walk"``
+            walks them through the fetched neighbourhood, fetching intermediates hop by
+            hop. Both give the same documents; see ``docs/benchmarks.md`` for the timings.
     """
 
     def __init__(
@@ -199,7 +214,10 @@ class DocumentBuilder:
         chunk_size: int = CHUNK_SIZE,
         lang: str = "en",
         chain_threshold: int = CHAIN_THRESHOLD,
+        fr_paths: FRPaths = DEFAULT_FR_PATHS,
     ) -> None:
+        if fr_paths not in ("sparql", "walk"):
+            raise ValueError(f"fr_paths must be 'sparql' or 'walk', not {fr_paths!r}")
         self.source = source
         self.work_dir = Path(work_dir)
         self.ontology = ontology or Ontology.default()
@@ -208,6 +226,11 @@ class DocumentBuilder:
         self.chain_threshold = chain_threshold
         self.walker = FRWalker(self.ontology)
         self.writer = DocumentWriter(self.ontology, self.walker, lang)
+        self.fr_paths: FRPaths = fr_paths
+        select = getattr(source, "select", None)
+        self._select: Select | None = select if fr_paths == "sparql" and callable(select) \
+            else None
+        self._compiler: FRQueryCompiler | None = None
         self.stats = BuildStats()
         self._entities: list[str] | None = None
         self._written = HashSet()
@@ -226,19 +249,50 @@ class DocumentBuilder:
         return self._entities
 
     # -- one chunk -----------------------------------------------------------------------
+    def _sparql_targets(self, nb: Neighbourhood,
+                        chunk: list[str]) -> dict[str, dict[str, set[str]]] | None:
+        """The chunk's FR targets by SPARQL property paths, or None to walk them.
+
+        Entities the queries cannot name (an IRI :func:`safe_iris` rejects) are left out
+        of the answer and walked instead.
+        """
+        select = self._select
+        if select is None:
+            return None
+        if self._compiler is None:
+            self._compiler = FRQueryCompiler(self.ontology, GraphVocabulary.from_select(select))
+        by_category: dict[str, list[str]] = {}
+        for uri in chunk:
+            category = nb.category(uri)
+            if category is not None and not self.writer.is_satellite(nb, uri):
+                by_category.setdefault(category, []).append(uri)
+        found: dict[str, dict[str, set[str]]] = {}
+        for category, uris in by_category.items():
+            hits = fr_matches(select, uris, category, self.ontology, compiler=self._compiler)
+            for uri in safe_iris(uris):
+                found[uri] = hits.get(uri, {})
+        return found
+
     def _process_chunk(self, chunk: list[str]) -> tuple[_ChunkResult, Neighbourhood]:
         nb = Neighbourhood(self.ontology)
         nb.add(self.source.fetch(chunk, incoming=True), complete=chunk)
         lab = Labeller(nb, self.lang)
         result = _ChunkResult()
         docs: dict[str, EntityDocument | None] = {}
+        targets = self._sparql_targets(nb, chunk)
+        if targets:  # every document names its targets: fetch them before writing any
+            wanted = {t for frs in targets.values() for ts in frs.values() for t in ts}
+            out = sorted(wanted - nb.described)
+            if out:
+                nb.add(self.source.fetch(out, incoming=False), described=out)
         pending = list(chunk)
         for round_no in range(1, MAX_ROUNDS + 1):
             result.rounds = round_no
             retry: list[str] = []
             for uri in pending:
                 nb.missed = False
-                docs[uri] = self.writer.write(nb, lab, uri)
+                given = targets.get(uri) if targets is not None else None
+                docs[uri] = self.writer.write(nb, lab, uri, given)
                 if nb.missed:
                     retry.append(uri)
             if not nb.has_missing:
@@ -356,7 +410,8 @@ class DocumentBuilder:
             pool = ProcessPoolExecutor(
                 max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
                 initializer=_init_worker,
-                initargs=(factory, self.work_dir, self.lang, self.ontology.config_dir),
+                initargs=(factory, self.work_dir, self.lang, self.ontology.config_dir,
+                          self.fr_paths),
             )
             results: Iterator[tuple[int, _ChunkCounts]] = pool.map(_worker_chunk, todo, chunks)
         else:

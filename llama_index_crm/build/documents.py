@@ -180,6 +180,16 @@ class DocumentWriter:
 
     def target(self, nb: Neighbourhood, lab: Labeller, node: str) -> str:
         """A target as ``Name (annotation)``; an unlabelled one by its class name."""
+        text = lab.rendered.get(node)
+        if text is None:
+            outer, nb.missed = nb.missed, False
+            text = self._target(nb, lab, node)
+            if not nb.missed:
+                lab.rendered[node] = text
+            nb.missed = outer or nb.missed
+        return text
+
+    def _target(self, nb: Neighbourhood, lab: Labeller, node: str) -> str:
         name, real = lab.resolve(node)
         if not real:
             if nb.require(node):  # named after its neighbours: needs all of them
@@ -266,12 +276,24 @@ class DocumentWriter:
         return out
 
     # -- the document ------------------------------------------------------------------
-    def write(self, nb: Neighbourhood, lab: Labeller, entity: str) -> EntityDocument | None:
-        """The document of ``entity``, or None for satellites and uncategorised nodes."""
+    def write(self, nb: Neighbourhood, lab: Labeller, entity: str,
+              fr_targets: dict[str, set[str]] | None = None) -> EntityDocument | None:
+        """The document of ``entity``, or None for satellites and uncategorised nodes.
+
+        Args:
+            nb: the chunk's neighbourhood.
+            lab: its labeller.
+            entity: the entity IRI.
+            fr_targets: the entity's FR targets (``fr id → targets``) when computed
+                elsewhere (SPARQL property paths); walked through ``nb`` when None.
+        """
         category = nb.category(entity)
         if category is None or self.is_satellite(nb, entity):
             return None
-        matches = self.walker.walk(nb, entity, category)
+        if fr_targets is None:
+            matches = self.walker.walk(nb, entity, category)
+        else:
+            matches = self.walker.matches_from(category, fr_targets)
         label = self.entity_label(nb, lab, entity)
         classes = self.class_names(nb, entity)
         lines = [f"[{category}] {label}"]

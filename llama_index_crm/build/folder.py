@@ -14,7 +14,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from llama_index_crm import __version__
-from llama_index_crm.build.builder import CHUNK_SIZE, BuildStats, DocumentBuilder
+from llama_index_crm.build.builder import (
+    CHUNK_SIZE,
+    DEFAULT_FR_PATHS,
+    BuildStats,
+    DocumentBuilder,
+    FRPaths,
+)
 from llama_index_crm.build.documents import EntityDocument
 from llama_index_crm.build.reader import to_document
 from llama_index_crm.errors import EmptyGraphError, SourceError
@@ -79,6 +85,7 @@ def build_structure(
     chunk_size: int = CHUNK_SIZE,
     workers: int = 1,
     on_chunk: Callable[[int, int], None] | None = None,
+    fr_paths: FRPaths = DEFAULT_FR_PATHS,
 ) -> tuple[list[EntityDocument], CrmDocumentStore, BuildStats]:
     """Documents, triple archive and docstore of ``source``, written into ``work``.
 
@@ -88,7 +95,7 @@ def build_structure(
     if work.exists() and not resume:
         shutil.rmtree(work)
     work.mkdir(parents=True, exist_ok=True)
-    builder = DocumentBuilder(source, work, chunk_size=chunk_size)
+    builder = DocumentBuilder(source, work, chunk_size=chunk_size, fr_paths=fr_paths)
     try:
         for _ in builder.run(resume=resume, workers=workers, on_chunk=on_chunk):
             pass
@@ -119,6 +126,7 @@ def build_folder(
     chunk_size: int = CHUNK_SIZE,
     workers: int = 1,
     on_chunk: Callable[[int, int], None] | None = None,
+    fr_paths: FRPaths = DEFAULT_FR_PATHS,
 ) -> tuple[list[EntityDocument], BuildStats]:
     """Build ``source`` into ``out_dir`` atomically (see the module docstring).
 
@@ -130,6 +138,7 @@ def build_folder(
     work = work_dir_for(out_dir)
     docs, _, stats = build_structure(
         source, work, resume=resume, chunk_size=chunk_size, workers=workers, on_chunk=on_chunk,
+        fr_paths=fr_paths,
     )
     write_manifest(work, source.describe(), stats)
     replace_folder(work, out_dir)

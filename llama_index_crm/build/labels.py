@@ -9,6 +9,7 @@ last a humanised local name marked as such: ``production 1 (unlabelled)``.
 
 from __future__ import annotations
 
+import functools
 import re
 from urllib.parse import unquote
 
@@ -83,6 +84,12 @@ def humanise(iri: str) -> str:
     return clip(words.strip() or "node")
 
 
+@functools.lru_cache(maxsize=65536)
+def _fallback(node: str) -> str:
+    """The marked stand-in name of an unlabelled node (asked for again in every round)."""
+    return humanise(node) + " " + UNLABELLED
+
+
 class Labeller:
     """Resolves and caches node names from a :class:`Neighbourhood`.
 
@@ -99,6 +106,9 @@ class Labeller:
         """Names made up for unlabelled entities ("Production of X")."""
         self.incomplete: set[str] = set()
         """Made-up names that met nodes not fetched yet (made again after the next fetch)."""
+        self.rendered: dict[str, str] = {}
+        """Targets as written in documents (``Name (annotation)``), once they met no
+        missing node: what they show can no longer change."""
 
     def resolve(self, node: str) -> tuple[str, bool]:
         """``(name, is_real_label)``; records missing nodes when more fetching would help."""
@@ -107,19 +117,19 @@ class Labeller:
             return cached
         nb = self.nb
         if not nb.require_described(node):
-            return humanise(node) + " " + UNLABELLED, False
+            return _fallback(node), False
         lit = best_literal(nb.literal_values(node, DIRECT_LABELS), self.lang)
         result: tuple[str, bool] | None = (clip(lit.value), True) if lit else None
         if result is None:
             result = self._from_appellations(node)
             if result is not None and not result[0]:  # appellations not fetched yet
-                return humanise(node) + " " + UNLABELLED, False
+                return _fallback(node), False
         if result is None:
             lit = best_literal(nb.literal_values(node, SYMBOLIC_VALUES), self.lang)
             if lit:
                 result = (clip(lit.value), True)
         if result is None:
-            result = (humanise(node) + " " + UNLABELLED, False)
+            result = (_fallback(node), False)
         self._cache[node] = result
         return result
 

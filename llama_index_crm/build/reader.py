@@ -20,7 +20,13 @@ from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.readers.base import BasePydanticReader
 from llama_index.core.schema import Document
 
-from llama_index_crm.build.builder import CHUNK_SIZE, BuildStats, DocumentBuilder
+from llama_index_crm.build.builder import (
+    CHUNK_SIZE,
+    DEFAULT_FR_PATHS,
+    BuildStats,
+    DocumentBuilder,
+    FRPaths,
+)
 from llama_index_crm.build.chaining import CHAIN_THRESHOLD
 from llama_index_crm.build.documents import EntityDocument
 from llama_index_crm.errors import CrmError
@@ -71,6 +77,8 @@ class CidocCrmReader(BasePydanticReader):
         workers: processes building chunks at once (each opens the source again).
         lang: preferred language of names.
         chain_threshold: documents shorter than this many characters are chained.
+        fr_paths: ``"sparql"`` (FR paths as SPARQL property-path queries per chunk) or
+            ``"walk"`` (walked through the fetched neighbourhood); same documents.
         work_dir: folder for ``triples.parquet``; a temporary folder when None.
         write_markdown: also write one Markdown file per document into ``markdown_dir``.
         markdown_dir: where Markdown files go (default ``<work_dir>/markdown``).
@@ -83,6 +91,7 @@ class CidocCrmReader(BasePydanticReader):
     workers: int = 1
     lang: str = "en"
     chain_threshold: int = CHAIN_THRESHOLD
+    fr_paths: FRPaths = DEFAULT_FR_PATHS
     work_dir: str | None = None
     write_markdown: bool = False
     markdown_dir: str | None = None
@@ -113,7 +122,7 @@ class CidocCrmReader(BasePydanticReader):
         try:
             builder = DocumentBuilder(
                 source, work_dir, chunk_size=self.chunk_size, lang=self.lang,
-                chain_threshold=self.chain_threshold,
+                chain_threshold=self.chain_threshold, fr_paths=self.fr_paths,
             )
             for _ in builder.run(resume=resume, workers=self.workers):
                 pass

@@ -250,6 +250,22 @@ class FRWalker:
                             found.setdefault(index, set()).add(node)
                 if child.children:
                     stack.append((child, reached))
+        return self._matches(frs, found)
+
+    def matches_from(self, category: str, found: dict[str, set[str]]) -> list[FRMatch]:
+        """The :meth:`walk` result for FR targets found elsewhere (``fr id → targets``).
+
+        Used with targets computed by SPARQL property paths
+        (:func:`llama_index_crm.sources.fr_sparql.fr_matches`): same order, same rules.
+        """
+        frs = self.relationships(category)
+        index = {fr.id: i for i, fr in enumerate(frs)}
+        by_index = {index[fr_id]: set(targets) for fr_id, targets in found.items()
+                    if fr_id in index and targets}
+        return self._matches(frs, by_index)
+
+    def _matches(self, frs: tuple[FundamentalRelationship, ...],
+                 found: dict[int, set[str]]) -> list[FRMatch]:
         matches = [FRMatch(frs[i], sorted(found[i])) for i in sorted(found)]
         specialised: dict[str, set[str]] = {}
         for m in matches:

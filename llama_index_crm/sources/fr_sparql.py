@@ -469,7 +469,7 @@ def _index(term: Term | None) -> int:
 
 # -- adapters ------------------------------------------------------------------------------
 def _term(term: object) -> Term | None:
-    if isinstance(term, ox.NamedNode):
+    if type(term) is ox.NamedNode:  # by far the most common: checked first, exactly
         return term.value
     if isinstance(term, ox.BlankNode):
         return "_:" + term.value
@@ -489,7 +489,17 @@ def store_select(store: ox.Store) -> Select:
         solutions = store.query(query, use_default_graph_as_union=True)
         if not isinstance(solutions, ox.QuerySolutions):
             raise TypeError("expected a SELECT query")
-        return [tuple(_term(s[v]) for v in variables) for s in solutions]
+        # positions, not names: FR queries return millions of rows on large graphs
+        names = [str(v).lstrip("?") for v in solutions.variables]
+        at = [names.index(v.lstrip("?")) for v in variables]
+        term = _term
+        if len(at) == 2:
+            a, b = at
+            return [(term(s[a]), term(s[b])) for s in solutions]
+        if len(at) == 3:
+            a, b, c = at
+            return [(term(s[a]), term(s[b]), term(s[c])) for s in solutions]
+        return [tuple(term(s[i]) for i in at) for s in solutions]
 
     return select
 

@@ -31,6 +31,8 @@ import pyoxigraph as ox
 from llama_index_crm.errors import SourceError
 from llama_index_crm.rdf import RDF_TYPE, XSD_STRING, Literal, Triple
 from llama_index_crm.sources._filters import SCHEMA_TYPES, select_entities
+from llama_index_crm.sources._sparql_terms import Row
+from llama_index_crm.sources.fr_sparql import store_select
 
 logger = logging.getLogger(__name__)
 
@@ -312,6 +314,14 @@ class RdfFileSource:
                 if subject is not None:
                     add(Triple(subject, quad.predicate.value, node))
         return list(found)
+
+    def select(self, query: str, variables: Sequence[str]) -> Sequence[Row]:
+        """Run a SELECT ``query`` over all graphs; rows in the order of ``variables``.
+
+        The same contract as :meth:`SparqlEndpointSource.select`, so that FR paths compiled
+        into SPARQL (:mod:`llama_index_crm.sources.fr_sparql`) run on either source.
+        """
+        return store_select(self.store)(query, variables)
 
     def close(self) -> None:
         """Drop the store (an on-disk store is flushed first)."""
