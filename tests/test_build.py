@@ -73,6 +73,33 @@ def test_no_iri_is_ever_shown_as_a_name(demo_docs: dict[str, EntityDocument]) ->
     assert "(unlabelled)" not in pelendri.label
 
 
+def test_unlabelled_shared_type_keeps_its_own_stand_in_name(tmp_path: Path) -> None:
+    """An unlabelled vocabulary term (NPG's Getty AAT types) is not named after one of its
+    users: two credit lines of one unlabelled type would both read "Type of <the other>"."""
+    graph = tmp_path / "g.ttl"
+    graph.write_text("""
+        @prefix crm: <http://www.cidoc-crm.org/cidoc-crm/> .
+        @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+        @prefix aat: <http://vocab.getty.edu/aat/> .
+        @prefix ex: <http://example.org/> .
+        aat:300026687 a crm:E55_Type .
+        ex:credit1 a crm:E33_Linguistic_Object ; rdfs:label "Gift of A" ;
+            crm:P2_has_type aat:300026687 .
+        ex:credit2 a crm:E33_Linguistic_Object ; rdfs:label "Gift of B" ;
+            crm:P2_has_type aat:300026687 .
+        ex:production1 a crm:E12_Production ; crm:P108_has_produced ex:credit1 .
+    """)
+    with RdfFileSource([graph]) as source:
+        docs, _ = build_folder(source, tmp_path / "index", chunk_size=1)
+    text = {d.uri: d.text for d in docs}
+    for doc in docs:  # thin documents are chained into a neighbour's
+        text.update(dict.fromkeys(doc.chained_from, doc.text))
+    assert "Type: aat 300026687 (unlabelled)" in text["http://example.org/credit1"]
+    assert "Type of" not in text["http://example.org/credit2"]
+    # an unlabelled event is still named after what it links to
+    assert "Production of Gift of A" in text["http://example.org/production1"]
+
+
 def test_inverse_and_forward_production_links_both_walk(
     demo_docs: dict[str, EntityDocument],
 ) -> None:
