@@ -60,6 +60,7 @@ FR_EDGES_FILE = "fr_edges.parquet"
 _REDUCE_ROWS = 2_000_000
 """Label candidates gathered before they are reduced to one per term."""
 TRIPLE_COLUMNS = ("s", "s_label", "p", "p_label", "o", "o_label")
+_FR_EDGE_SCHEMA = pa.schema([("s", pa.string()), ("fr", pa.string()), ("o", pa.string())])
 _PARTS = "parts"
 _PROGRESS = "progress.json"
 _DOC_SCHEMA = pa.schema(
@@ -70,7 +71,6 @@ _DOC_SCHEMA = pa.schema(
         ("classes", pa.list_(pa.string())),
         ("text", pa.string()),
         ("satellites", pa.list_(pa.string())),
-        ("fr_edges", pa.list_(pa.list_(pa.string()))),
         ("named", pa.bool_()),
     ]
 )
@@ -127,15 +127,25 @@ def _worker_chunk(index: int, chunk: list[str]) -> tuple[int, _ChunkCounts]:
     return _WORKER.run_chunk(index, chunk)
 
 
-def _write_fr_edges(path: Path, docs: list[EntityDocument]) -> None:
-    """Every FR match of the build as rows (s, fr, o): the FR graph behind PageRank."""
-    rows = [(d.uri, fr, o) for d in docs for fr, o in d.fr_edges]
-    table = pa.table({
-        "s": pa.array([r[0] for r in rows], pa.string()),
-        "fr": pa.array([r[1] for r in rows], pa.string()),
-        "o": pa.array([r[2] for r in rows], pa.string()),
-    })
-    pq.write_table(table, path)
+def _fr_edge_rows(docs: list[EntityDocument]) -> pa.Table:
+    """Every FR match of ``docs`` as rows (s, fr, o): a part of the FR graph behind PageRank."""
+    s_col: list[str] = []
+    fr_col: list[str] = []
+    o_col: list[str] = []
+    for d in docs:
+        for fr, o in d.fr_edges:
+            s_col.append(d.uri)
+            fr_col.append(fr)
+            o_col.append(o)
+    return pa.table({"s": pa.array(s_col, pa.string()), "fr": pa.array(fr_col, pa.string()),
+                     "o": pa.array(o_col, pa.string())})
+
+
+def _merge_fr_edges(path: Path, parts: list[Path]) -> None:
+    """The FR-edge parts of every chunk as one ``fr_edges.parquet``, part by part."""
+    with pq.ParquetWriter(path, _FR_EDGE_SCHEMA) as writer:
+        for part in parts:
+            writer.write_table(pq.read_table(part, schema=_FR_EDGE_SCHEMA))
 
 
 def _best_labels(parts: list[Path], docs: list[EntityDocument]) -> tuple[pa.Array, pa.Array]:
@@ -453,14 +463,13 @@ class DocumentBuilder:
         table = pa.Table.from_pylist(
             [
                 {"uri": d.uri, "label": d.label, "category": d.category, "classes": d.classes,
-                 "text": d.text, "satellites": d.satellites,
-                 "fr_edges": [list(e) for e in d.fr_edges], "named": d.named}
+                 "text": d.text, "satellites": d.satellites, "named": d.named}
                 for d in docs
             ],
             schema=_DOC_SCHEMA,
         )
         for name, tbl in (("docs", table), ("triples", self._triple_rows(nb)),
-                          ("labels", self._label_rows(nb))):
+                          ("labels", self._label_rows(nb)), ("fredges", _fr_edge_rows(docs))):
             final = parts / f"{name}-{index:06d}.parquet"
             tmp = final.with_suffix(".tmp")
             pq.write_table(tbl, tmp)
@@ -473,9 +482,7 @@ class DocumentBuilder:
         triples_path = self.work_dir / TRIPLES_FILE
         docs: list[EntityDocument] = []
         for part in sorted(parts.glob("docs-*.parquet")):
-            for row in pq.read_table(part).to_pylist():
-                row["fr_edges"] = [tuple(e) for e in row["fr_edges"]]
-                docs.append(EntityDocument(**row))
+            docs.extend(EntityDocument(**row) for row in pq.read_table(part).to_pylist())
         if not docs:
             raise EmptyGraphError(
                 f"{self.source.describe()}: none of its {self.stats.entities:,} subjects is "
@@ -492,7 +499,7 @@ class DocumentBuilder:
                 tw.write(zip(*(table.column(c).to_pylist() for c in TRIPLE_COLUMNS),
                              strict=True))
         self.stats.triples_archived = tw.count
-        _write_fr_edges(self.work_dir / FR_EDGES_FILE, docs)
+        _merge_fr_edges(self.work_dir / FR_EDGES_FILE, sorted(parts.glob("fredges-*.parquet")))
         store = TripleStore.load(triples_path)
         final = chain_thin_documents(docs, store.neighbours, self.chain_threshold,
                                      degree=store.degree)

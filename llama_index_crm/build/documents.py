@@ -84,7 +84,9 @@ class EntityDocument:
     chained_from: list[str] = field(default_factory=list)
     satellites: list[str] = field(default_factory=list)
     fr_edges: list[tuple[str, str]] = field(default_factory=list)
-    """(FR id, target) for every FR match of the entity, before display de-duplication."""
+    """(FR id, target) for every FR match of the entity, before display de-duplication.
+    Filled when the document is written; a build keeps them in ``fr_edges.parquet``
+    (rows s, fr, o), not in the documents it returns."""
     named: bool = True
     """False when the label was made up ("Production of …") because the data has none."""
 
