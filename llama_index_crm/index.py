@@ -237,6 +237,14 @@ class CrmGraphIndex:
                     "available (a local path or a cached download), or "
                     f"{_rebuild_hint(self.folder)} (default offline model)"
                 ) from exc
+            built_with = self.manifest.get("embedding", {}).get("model")
+            if built_with is not None and model_id(self._embed_model) != built_with:
+                loaded, self._embed_model = model_id(self._embed_model), None
+                raise IndexFormatError(
+                    f"{self.folder} was built with the embedding model {built_with}, but its "
+                    f"manifest's model name loads {loaded}: the manifest is inconsistent. "
+                    f"{_rebuild_hint(self.folder)}"
+                )
         return self._embed_model
 
     def node(self, doc_id: str) -> BaseNode:

@@ -196,6 +196,18 @@ def test_refuses_an_index_from_another_version_or_model(index: CrmGraphIndex,
         CrmGraphIndex.load(tmp_path / "nothing")
 
 
+def test_refuses_a_manifest_whose_model_does_not_match(index: CrmGraphIndex,
+                                                       tmp_path: Path) -> None:
+    copy = tmp_path / "tampered"
+    shutil.copytree(index.folder, copy)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    manifest["embedding"]["model"] = "HuggingFaceEmbedding:BAAI/bge-m3"
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    loaded = CrmGraphIndex.load(copy)  # the model is loaded on first use
+    with pytest.raises(IndexFormatError, match="built with the embedding model .*bge-m3"):
+        loaded.as_retriever().retrieve("Who founded the church at Asinou?")
+
+
 def test_corrupt_part_is_reported(index: CrmGraphIndex, tmp_path: Path) -> None:
     copy = tmp_path / "corrupt"
     shutil.copytree(index.folder, copy)

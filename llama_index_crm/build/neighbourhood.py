@@ -44,6 +44,9 @@ class Neighbourhood:
         self._seen: set[Triple] = set()
         self._pred_cache: dict[str, str] = {}
         self._super_cache: dict[str, frozenset[str]] = {}
+        self._node_classes: dict[str, tuple[frozenset[str], str | None]] = {}
+        """Per node: its classes closed under rdfs:subClassOf, and its category (dropped
+        when a class of the node arrives)."""
 
     # -- filling -------------------------------------------------------------------------
     def predicate_key(self, iri: str) -> str:
@@ -62,24 +65,29 @@ class Neighbourhood:
             The number of triples that were new.
         """
         added = 0
+        seen, raw, literals, types = self._seen, self.raw, self.literals, self.types
+        out, inc, keys = self.out, self.inc, self._pred_cache
+        canonical = self.ontology.canonical
+        by_node = self._node_classes
         for t in triples:
-            if t in self._seen:
+            if t in seen:
                 continue
-            self._seen.add(t)
-            self.raw.append(t)
+            seen.add(t)
+            raw.append(t)
             added += 1
             s, p, o = t
             if isinstance(o, Literal):
-                self.literals[s].append((p, o))
+                literals[s].append((p, o))
                 continue
             if p == RDF_TYPE:
                 if o == SKOS_CONCEPT:
-                    self.types[s].add("E55_Type")
-                self.types[s].add(self.ontology.canonical(o) or o)
+                    types[s].add("E55_Type")
+                types[s].add(canonical(o) or o)
+                by_node.pop(s, None)
                 continue
-            key = self.predicate_key(p)
-            self.out[s][key].append(o)
-            self.inc[o][key].append(s)
+            key = keys.get(p) or self.predicate_key(p)
+            out[s][key].append(o)
+            inc[o][key].append(s)
         complete, described = list(complete), list(described)
         if added or complete or described:
             # Results computed from complete nodes stay true: a complete node's triples
@@ -125,11 +133,13 @@ class Neighbourhood:
         self.missed = True
         return False
 
-    def superclasses(self, node: str) -> frozenset[str]:
-        """Every class ``node`` is an instance of, closed under rdfs:subClassOf."""
+    def _classes(self, node: str) -> tuple[frozenset[str], str | None]:
+        cached = self._node_classes.get(node)
+        if cached is not None:
+            return cached
         types = self.types.get(node)
         if not types:
-            return frozenset()
+            return frozenset(), None
         out: set[str] = set()
         for t in types:
             sup = self._super_cache.get(t)
@@ -137,16 +147,20 @@ class Neighbourhood:
                 sup = self.ontology.superclasses(t) | {t}
                 self._super_cache[t] = sup
             out |= sup
-        return frozenset(out)
+        cached = self._node_classes[node] = (frozenset(out), self.ontology.category(types))
+        return cached
+
+    def superclasses(self, node: str) -> frozenset[str]:
+        """Every class ``node`` is an instance of, closed under rdfs:subClassOf."""
+        return self._classes(node)[0]
 
     def is_a(self, node: str, cls: str) -> bool:
         """True when ``node`` is an instance of ``cls`` (or of one of its subclasses)."""
-        return cls in self.superclasses(node)
+        return cls in self._classes(node)[0]
 
     def category(self, node: str) -> str | None:
         """The fundamental category of ``node`` from its classes."""
-        types = self.types.get(node)
-        return self.ontology.category(types) if types else None
+        return self._classes(node)[1]
 
     def objects(self, node: str, keys: frozenset[str] | set[str]) -> list[str]:
         """Objects of the outgoing non-literal edges of ``node`` whose predicate is in keys."""
