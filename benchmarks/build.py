@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import gzip
 import hashlib
 import json
 import os
@@ -39,21 +38,18 @@ import re
 import resource
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.parse
-import urllib.request
-import zipfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
+
+from llama_index_crm.sources.oxigraph_server import OxigraphServer, oxigraph_binary
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "datasets"
@@ -61,8 +57,6 @@ RESULTS = ROOT / "benchmarks" / "results" / "build.json"
 
 DEFAULT_TIMEOUT_S = 600.0
 """Time limit of one build or load, unless its dataset sets another."""
-SERVER_STARTUP_S = 30.0
-"""How long ``oxigraph serve`` may take to answer its first query."""
 SAMPLE_EVERY_S = 0.1
 """Interval of the memory samples of a running build."""
 KILL_GRACE_S = 10.0
@@ -270,127 +264,6 @@ def measure(cmd: Sequence[str], timeout_s: float, log_dir: Path, name: str,
     )
 
 
-# -- an Oxigraph server of the same files ------------------------------------------------
-
-def oxigraph_binary() -> str | None:
-    """The ``oxigraph`` CLI next to the interpreter, else on PATH."""
-    beside = Path(sys.executable).parent / "oxigraph"
-    if beside.is_file():
-        return str(beside)
-    return shutil.which("oxigraph")
-
-
-def free_port() -> int:
-    """A TCP port of 127.0.0.1 free right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def answers(url: str) -> bool:
-    """Whether the SPARQL endpoint at ``url`` answers ``ASK {}``."""
-    query = urllib.parse.urlencode({"query": "ASK { }"})
-    try:
-        with urllib.request.urlopen(f"{url}?{query}", timeout=1) as response:
-            return bool(response.status == 200)
-    except (urllib.error.URLError, OSError):
-        return False
-
-
-def _loadable_name(name: str) -> str:
-    """The name ``oxigraph load`` reads like the file source does (``.n3`` as Turtle)."""
-    return name[:-3] + ".ttl" if name.lower().endswith(".n3") else name
-
-
-def loadable_files(files: Sequence[Path], workdir: Path) -> list[Path]:
-    """``files`` as plain RDF files ``oxigraph load`` reads by extension.
-
-    Archives are unpacked (``.zip`` members, ``.gz``) into ``workdir``; ``.n3`` files are
-    named ``.ttl``, since the file source reads them as Turtle (they are N-Triples).
-    """
-    out: list[Path] = []
-    for index, path in enumerate(files):
-        target_dir = workdir / f"{index:02d}"
-        target_dir.mkdir(parents=True, exist_ok=True)
-        if path.suffix.lower() == ".zip":
-            with zipfile.ZipFile(path) as archive:
-                for member in archive.infolist():
-                    if member.is_dir():
-                        continue
-                    target = target_dir / _loadable_name(Path(member.filename).name)
-                    with archive.open(member) as src, target.open("wb") as dst:
-                        shutil.copyfileobj(src, dst)
-                    out.append(target)
-        elif path.suffix.lower() == ".gz":
-            target = target_dir / _loadable_name(path.stem)
-            with gzip.open(path, "rb") as src, target.open("wb") as dst:
-                shutil.copyfileobj(src, dst)
-            out.append(target)
-        elif path.suffix.lower() == ".n3":
-            target = target_dir / _loadable_name(path.name)
-            target.symlink_to(path.resolve())
-            out.append(target)
-        else:
-            out.append(path)
-    return out
-
-
-@dataclass
-class Server:
-    """A running ``oxigraph serve`` and how its database was made."""
-
-    process: subprocess.Popen[bytes]
-    url: str
-    unpack_seconds: float
-    load_seconds: float
-
-    def peak_rss_mb(self) -> float:
-        """The server's peak resident memory so far (``VmHWM``), in MB."""
-        try:
-            status = Path(f"/proc/{self.process.pid}/status").read_text()
-        except OSError:
-            return 0.0
-        match = re.search(r"^VmHWM:\s+(\d+) kB", status, re.M)
-        return round(int(match.group(1)) / 1024, 1) if match else 0.0
-
-
-@contextlib.contextmanager
-def oxigraph_server(binary: str, files: Sequence[Path], workdir: Path,
-                    timeout_s: float) -> Iterator[Server]:
-    """Load ``files`` into a new database, serve it on 127.0.0.1, stop it on exit."""
-    started = time.perf_counter()
-    inputs = loadable_files(files, workdir / "unpacked")
-    unpacked = time.perf_counter()
-    location = workdir / "db"
-    subprocess.run([binary, "load", "--location", str(location), "--file",
-                    *map(str, inputs)], check=True, capture_output=True, timeout=timeout_s)
-    loaded = time.perf_counter()
-    shutil.rmtree(workdir / "unpacked", ignore_errors=True)
-    port = free_port()
-    with (workdir / "serve.log").open("wb") as log:
-        process = subprocess.Popen(
-            [binary, "serve", "--location", str(location), "--bind", f"127.0.0.1:{port}",
-             "--union-default-graph"],
-            stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-        )
-    server = Server(process, f"http://127.0.0.1:{port}/query",
-                    round(unpacked - started, 2), round(loaded - unpacked, 2))
-    try:
-        deadline = time.monotonic() + SERVER_STARTUP_S
-        while not answers(server.url):
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"oxigraph serve did not start; see {workdir / 'serve.log'}")
-            time.sleep(0.05)
-        yield server
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=KILL_GRACE_S)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
 # -- one build ---------------------------------------------------------------------------
 
 @dataclass
@@ -445,7 +318,7 @@ def _tail(text: str) -> list[str]:
 
 
 def run_build(dataset: Dataset, variant: str, out: Path, log_dir: Path, idle_wait_s: float,
-              server: Server | None = None) -> BuildFigures:
+              server: OxigraphServer | None = None) -> BuildFigures:
     """``crm-rag build`` of ``dataset`` into ``out`` in a fresh process, measured.
 
     Waits first (at most ``idle_wait_s``) for other processes to leave the CPU alone.
@@ -698,8 +571,8 @@ def benchmark_dataset(dataset: Dataset, variants: list[str], work: Path, binary:
             server_dir = work / dataset.name / "oxigraph"
             server_dir.mkdir(parents=True, exist_ok=True)
             try:
-                with oxigraph_server(binary, dataset.files, server_dir,
-                                     dataset.timeout_s) as server:
+                with OxigraphServer(dataset.files, server_dir, binary=binary,
+                                    load_timeout_s=dataset.timeout_s) as server:
                     print(f"  {dataset.name:<5} oxigraph  unpack {server.unpack_seconds:.1f} s,"
                           f" load {server.load_seconds:.1f} s")
                     server_cpu = _process_cpu_seconds(server.process.pid)

@@ -32,17 +32,11 @@ import json
 import os
 import platform
 import resource
-import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.parse
-import urllib.request
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -62,6 +56,7 @@ from llama_index_crm.sources.fr_sparql import (
     fr_matches,
     store_select,
 )
+from llama_index_crm.sources.oxigraph_server import OxigraphServer
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "datasets"
@@ -80,6 +75,7 @@ CAP_MINUTES = 15.0
 LOAD_GRACE_S = 120.0
 """Extra seconds a variant's process may take to start and load the graph."""
 SERVER_STARTUP_S = 60.0
+"""How long ``oxigraph serve`` may take to answer its first query."""
 
 Targets = dict[str, set[str]]
 
@@ -237,57 +233,10 @@ def run_child(variant: str, files: Sequence[str], url: str | None, cap_s: float,
 
 
 # -- the parent ---------------------------------------------------------------------------
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _answers(url: str) -> bool:
-    query = urllib.parse.urlencode({"query": "ASK { }"})
-    try:
-        with urllib.request.urlopen(f"{url}?{query}", timeout=1) as response:
-            return bool(response.status == 200)
-    except (urllib.error.URLError, OSError):
-        return False
-
-
-@contextmanager
-def oxigraph_server(files: Sequence[Path], workdir: Path,
-                    timings: dict[str, float]) -> Iterator[str]:
-    """``oxigraph serve`` over the graph of ``files`` (dumped as N-Quads, then loaded)."""
-    binary = shutil.which("oxigraph", path=str(Path(sys.executable).parent))
-    binary = binary or shutil.which("oxigraph")
-    if binary is None:
-        raise RuntimeError("the oxigraph CLI is not installed")
-    dump = workdir / "graph.nq"
+def _dump_graph(files: Sequence[Path], dump: Path) -> None:
+    """The graph of ``files`` as the file source reads it, written as N-Quads to ``dump``."""
     with RdfFileSource(files) as source:
         source.store.dump(str(dump), ox.RdfFormat.N_QUADS)
-    started = time.perf_counter()
-    db = workdir / "db"
-    subprocess.run([binary, "load", "--location", str(db), "--file", str(dump)],
-                   check=True, capture_output=True)
-    timings["oxigraph_load_seconds"] = round(time.perf_counter() - started, 2)
-    dump.unlink()
-    url = f"http://127.0.0.1:{_free_port()}/query"
-    with (workdir / "serve.log").open("wb") as log:
-        process = subprocess.Popen(
-            [binary, "serve", "--location", str(db), "--bind", url.split("/")[2],
-             "--union-default-graph"], stdout=log, stderr=subprocess.STDOUT)
-        try:
-            deadline = time.monotonic() + SERVER_STARTUP_S
-            while not _answers(url):
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"oxigraph serve did not start; see {workdir}/serve.log")
-                time.sleep(0.1)
-            yield url
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
 
 
 def run_variant(variant: str, files: Sequence[Path], url: str | None, cap_s: float,
@@ -336,13 +285,16 @@ def run_dataset(name: str, variants: Sequence[str], cap_s: float,
                 variant, files, None, cap_s, workdir)
             _print_row(name, variant, report["variants"][variant])
         if remote:
-            timings: dict[str, float] = {}
+            dump = workdir / "graph.nq"
             try:
-                with oxigraph_server(files, workdir, timings) as url:
-                    report.update(timings)
+                server = OxigraphServer([dump], workdir, startup_timeout_s=SERVER_STARTUP_S)
+                _dump_graph(files, dump)
+                with server:
+                    dump.unlink()
+                    report["oxigraph_load_seconds"] = server.load_seconds
                     for variant in remote:
                         report["variants"][variant], digests[variant] = run_variant(
-                            variant, files, url, cap_s, workdir)
+                            variant, files, server.url, cap_s, workdir)
                         _print_row(name, variant, report["variants"][variant])
             except (RuntimeError, subprocess.CalledProcessError) as exc:
                 report["endpoint_error"] = str(exc)
