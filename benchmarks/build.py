@@ -12,8 +12,9 @@ its peak memory and the memory of its worker processes are its own:
   is measured apart (its ``VmHWM``).
 
 Variants: ``files1`` and ``files2`` read the files in process with 1 or 2 worker processes;
-``endpoint2`` loads the same files into an Oxigraph database (``oxigraph load``, timed but not
-counted in the build), serves it on a free port of 127.0.0.1 and builds from it with 2
+``walk2`` is ``files2`` with ``--fr-paths walk`` (FR paths walked, not queried);
+``endpoint2`` loads the same files into an Oxigraph database (``oxigraph load``, timed but
+not counted in the build), serves it on a free port of 127.0.0.1 and builds from it with 2
 workers. The documents of the builds of one dataset are then compared text by text by
 ``doc_id``.
 
@@ -80,12 +81,14 @@ TARGET_ENDPOINT_RATIO = 2.0
 MIN_RATIO_SECONDS = 1.0
 """Builds shorter than this give no ratio worth judging (the CLI reports 0.1 s steps)."""
 
-VARIANTS: dict[str, tuple[str, int]] = {
-    "files1": ("files", 1),
-    "files2": ("files", 2),
-    "endpoint2": ("endpoint", 2),
+VARIANTS: dict[str, tuple[str, int, str]] = {
+    "files1": ("files", 1, "sparql"),
+    "files2": ("files", 2, "sparql"),
+    "walk2": ("files", 2, "walk"),
+    "endpoint2": ("endpoint", 2, "sparql"),
 }
-"""Variant name → (source kind, worker processes)."""
+"""Variant name → (source kind, worker processes, ``--fr-paths``). ``walk2`` is ``files2``
+with the FR paths walked instead of queried: the issue's "measure both and keep the faster"."""
 
 
 @dataclass(frozen=True)
@@ -324,10 +327,10 @@ def run_build(dataset: Dataset, variant: str, out: Path, log_dir: Path, idle_wai
     Waits first (at most ``idle_wait_s``) for other processes to leave the CPU alone.
     """
     endpoint = server.url if server else None
-    kind, workers = VARIANTS[variant]
+    kind, workers, fr_paths = VARIANTS[variant]
     cmd = [sys.executable, "-m", "llama_index_crm.cli", "-v", "build"]
     cmd += ["--endpoint", endpoint] if endpoint else [str(p) for p in dataset.files]
-    cmd += ["--out", str(out), "--workers", str(workers), "--no-embed"]
+    cmd += ["--out", str(out), "--workers", str(workers), "--no-embed", "--fr-paths", fr_paths]
     print(f"  {dataset.name:<5} {variant:<9} …", end="", flush=True)
     before = wait_until_idle(idle_wait_s) if idle_wait_s > 0 else background_cores()
     code = code_fingerprint()
@@ -514,6 +517,19 @@ def evaluate_targets(results: list[BuildFigures]) -> list[dict[str, Any]]:
                         + ("" if judged else "; too short to judge"),
             "ratio": round(ratio, 3),
             "met": ratio <= TARGET_ENDPOINT_RATIO if judged else None,
+        })
+    for name in dict.fromkeys(f.dataset for f in results):
+        queried, walked = _fig(results, name, "files2"), _fig(results, name, "walk2")
+        if queried is None or walked is None:
+            continue
+        targets.append({
+            "target": f"{name} FR paths: keep the faster (SPARQL property paths, the default)",
+            "variant": "walk2 / files2",
+            "measured": f"walk {walked.seconds:,.1f} s, SPARQL {queried.seconds:,.1f} s "
+                        f"({walked.seconds / max(queried.seconds, 1e-9):.2f}x)",
+            "ratio": round(walked.seconds / max(queried.seconds, 1e-9), 3),
+            "met": queried.seconds <= walked.seconds
+            if queried.seconds >= MIN_RATIO_SECONDS else None,
         })
     return targets
 
