@@ -130,11 +130,7 @@ def _walk(source: GraphSource, onto: Ontology, clock: _Clock) -> dict[str, Any]:
                     retry.append(uri)
             if not nb.has_missing:
                 break
-            full, out = nb.take_missing()
-            if full:
-                nb.add(source.fetch(full, incoming=True), complete=full)
-            if out:
-                nb.add(source.fetch(out, incoming=False), described=out)
+            nb.fetch_missing(source)
             pending = retry
         else:
             incomplete += len(pending)

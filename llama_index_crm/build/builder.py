@@ -307,11 +307,7 @@ class DocumentBuilder:
                     retry.append(uri)
             if not nb.has_missing:
                 break
-            full, out = nb.take_missing()
-            if full:
-                nb.add(self.source.fetch(full, incoming=True), complete=full)
-            if out:
-                nb.add(self.source.fetch(out, incoming=False), described=out)
+            nb.fetch_missing(self.source)
             lab.forget_missing()
             pending = retry
         for uri in chunk:

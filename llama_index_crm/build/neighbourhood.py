@@ -15,6 +15,7 @@ from collections.abc import Iterable
 
 from llama_index_crm.ontology import Ontology
 from llama_index_crm.rdf import RDF_TYPE, SKOS, Literal, Triple
+from llama_index_crm.sources.base import GraphSource
 
 SKOS_CONCEPT = SKOS + "Concept"
 
@@ -110,6 +111,15 @@ class Neighbourhood:
         self.missing_full.clear()
         self.missing_out.clear()
         return full, out
+
+    def fetch_missing(self, source: GraphSource) -> None:
+        """Fetch every node asked for: with incoming edges the ones that must be complete,
+        outgoing edges only for the rest (one batched request each)."""
+        full, out = self.take_missing()
+        if full:
+            self.add(source.fetch(full, incoming=True), complete=full)
+        if out:
+            self.add(source.fetch(out, incoming=False), described=out)
 
     @property
     def has_missing(self) -> bool:
