@@ -499,6 +499,39 @@ def check_property(name: str, where: str, vocab: Vocabulary, problems: list[str]
         problems.append(f"{where}: property {name} is not in CRM 7.1.3 or its extensions")
 
 
+def split_round_trips(steps: list[dict[str, Any]], vocab: Vocabulary) -> tuple[list[Any], str]:
+    """Read "up a [0,n] chain, then down its inverse [0,n]" as up *or* down.
+
+    TR-429's event-actor-by follows ``P14`` to an actor, then
+    ``(P107B.is_current_or_former_member_of)[0,n]`` and
+    ``(P107F.has_current_or_former_member)[0,n]``. Composed, the two reach every member of
+    every group the actor belongs to: on the Wildlife Art graph each production by an
+    American artist was "by" all 343 members of the group *American*. As alternatives they
+    keep what the report means (the actor, the groups it belongs to, the members of a
+    group that carried the event out).
+
+    Returns:
+        The steps (the pair replaced by one ``any_of`` step) and a note, empty when nothing
+        changed.
+    """
+    out: list[Any] = []
+    notes: list[str] = []
+    i = 0
+    while i < len(steps):
+        a, b = steps[i], steps[i + 1] if i + 1 < len(steps) else None
+        known = vocab.properties.get(a.get("property", ""))
+        if (b is not None and known is not None and known.inverse == b.get("property")
+                and all(x.get("repeat") and x.get("optional") for x in (a, b))):
+            out.append({"any_of": [a, b]})
+            notes.append(f"{a['property']}[0,n] then {b['property']}[0,n] read as "
+                         "alternatives (composed, they reach every member of every group)")
+            i += 2
+            continue
+        out.append(a)
+        i += 1
+    return out, "; ".join(notes)
+
+
 def build_frs(fr_ref: Mapping[str, Any], vocab: Vocabulary, problems: list[str]) -> dict[str, Any]:
     """fundamental_relationships.json: the FRs in the reference step schema, names checked."""
     ids = {fr["id"] for fr in fr_ref["relationships"]}
@@ -516,12 +549,16 @@ def build_frs(fr_ref: Mapping[str, Any], vocab: Vocabulary, problems: list[str])
             n_paths += 1
             if not path["id"].startswith(fr["id"] + "/"):
                 problems.append(f"{path['id']}: path id does not start with {fr['id']}/")
-            steps = [convert_step(s, f"{path['id']}#{i + 1}", vocab, problems)
-                     for i, s in enumerate(path["steps"])]
-            paths.append({"id": path["id"], "steps": steps,
-                          "type_suffix": bool(path.get("type_suffix")),
-                          "ends_at_type": bool(path.get("ends_at_type")),
-                          "report_path": path.get("report_path", "")})
+            steps, adjusted = split_round_trips(
+                [convert_step(s, f"{path['id']}#{i + 1}", vocab, problems)
+                 for i, s in enumerate(path["steps"])], vocab)
+            record_path = {"id": path["id"], "steps": steps,
+                           "type_suffix": bool(path.get("type_suffix")),
+                           "ends_at_type": bool(path.get("ends_at_type")),
+                           "report_path": path.get("report_path", "")}
+            if adjusted:
+                record_path["adjusted"] = adjusted
+            paths.append(record_path)
         if not paths:
             problems.append(f"{fr['id']}: no paths")
         record: dict[str, Any] = {"id": fr["id"], "label": fr["label"], "domain": fr["domain"],
