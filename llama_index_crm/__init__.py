@@ -15,18 +15,41 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from llama_index_crm.build import CidocCrmReader  # noqa: E402
-from llama_index_crm.index import CrmGraphIndex  # noqa: E402
-from llama_index_crm.postprocessors import (  # noqa: E402
-    CoherentSubgraphPostprocessor,
-    TripleContextPostprocessor,
-)
-from llama_index_crm.query.analysis import LLMAnalyzer, RuleBasedAnalyzer  # noqa: E402
-from llama_index_crm.query.plan import QueryPlan  # noqa: E402
-from llama_index_crm.retrievers.category import CategoryRetriever  # noqa: E402
-from llama_index_crm.retrievers.hybrid import HybridRetriever  # noqa: E402
-from llama_index_crm.retrievers.pool import CandidatePoolRetriever  # noqa: E402
-from llama_index_crm.storage import CrmDocumentStore  # noqa: E402
+from typing import TYPE_CHECKING  # noqa: E402
+
+from llama_index_crm._lazy import lazy_exports  # noqa: E402
+
+_EXPORTS = {
+    "CandidatePoolRetriever": "llama_index_crm.retrievers.pool",
+    "CategoryRetriever": "llama_index_crm.retrievers.category",
+    "CidocCrmReader": "llama_index_crm.build.reader",
+    "CoherentSubgraphPostprocessor": "llama_index_crm.postprocessors.coherent",
+    "CrmDocumentStore": "llama_index_crm.storage.docstore",
+    "CrmGraphIndex": "llama_index_crm.index",
+    "HybridRetriever": "llama_index_crm.retrievers.hybrid",
+    "LLMAnalyzer": "llama_index_crm.query.analysis",
+    "QueryPlan": "llama_index_crm.query.plan",
+    "RuleBasedAnalyzer": "llama_index_crm.query.analysis",
+    "TripleContextPostprocessor": "llama_index_crm.postprocessors.triple_context",
+}
+__getattr__, _names = lazy_exports(__name__, _EXPORTS)
+
+if TYPE_CHECKING:
+    from llama_index_crm.build.reader import CidocCrmReader
+    from llama_index_crm.index import CrmGraphIndex
+    from llama_index_crm.postprocessors.coherent import CoherentSubgraphPostprocessor
+    from llama_index_crm.postprocessors.triple_context import TripleContextPostprocessor
+    from llama_index_crm.query.analysis import LLMAnalyzer, RuleBasedAnalyzer
+    from llama_index_crm.query.plan import QueryPlan
+    from llama_index_crm.retrievers.category import CategoryRetriever
+    from llama_index_crm.retrievers.hybrid import HybridRetriever
+    from llama_index_crm.retrievers.pool import CandidatePoolRetriever
+    from llama_index_crm.storage.docstore import CrmDocumentStore
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_names()})
+
 
 __all__ = [
     "CandidatePoolRetriever",

@@ -81,7 +81,7 @@ def model_id(embed_model: BaseEmbedding) -> str:
 
 
 def embedding_text(text: str, max_chars: int = EMBED_CHARS) -> str:
-    """The head of a document that is embedded: whole lines, at most ``max_chars``.
+    r"""The head of a document that is embedded: whole lines, at most ``max_chars``.
 
     >>> embedding_text("[Thing] A\nType: b\nNotes: " + "x" * 50, max_chars=30)
     '[Thing] A\nType: b'
