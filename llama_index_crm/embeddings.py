@@ -181,13 +181,16 @@ def embed_texts(
         texts: the texts.
         cache: on-disk cache (None: no caching).
         batch_size: texts per model call.
-        on_batch: called with the number of texts embedded after each batch.
+        on_batch: called with the number of texts done: once for the cache hits, then
+            after each batch.
     """
     name = model_id(embed_model)
     keys = [EmbeddingCache.key(t) for t in texts]
     cached = cache.get_many(name, keys) if cache else {}
     todo = sorted({k: i for i, k in enumerate(keys) if k not in cached}.values(),
                   key=lambda i: len(texts[i]))
+    if on_batch and len(todo) < len(texts):  # the cache hits (and repeated texts) count done
+        on_batch(len(texts) - len(todo))
     for start in range(0, len(todo), batch_size):
         batch = todo[start : start + batch_size]
         vectors = normalise(np.asarray(
