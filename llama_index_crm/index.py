@@ -41,6 +41,7 @@ from llama_index.core.llms import LLM
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import BaseNode, MetadataMode, TextNode
 from llama_index.retrievers.bm25 import BM25Retriever
+from threadpoolctl import threadpool_limits
 
 from llama_index_crm import __version__
 from llama_index_crm.build.builder import (
@@ -214,7 +215,8 @@ class CrmGraphIndex:
         self._metadata_rows: np.ndarray | None = None
         self._entity_doc: dict[str, str] | None = None
         self.query_threads = 1
-        """torch threads for query embeddings (one is fastest for a single short text)."""
+        """torch, FAISS and BLAS threads for queries (one is fastest for one short query)."""
+        self._blas_limited = False
 
     # -- parts ---------------------------------------------------------------------------
     @property
@@ -330,6 +332,11 @@ class CrmGraphIndex:
         if faiss.omp_get_max_threads() != self.query_threads:
             # one short search: threads cost more than they save (16 ms → 1 ms on NPG)
             faiss.omp_set_num_threads(self.query_threads)
+        if not self._blas_limited:
+            # numpy's OpenBLAS threads spin between the small products of a query: on 2
+            # cores they doubled the CPU time of a question (55 ms wall, 101 ms CPU)
+            threadpool_limits(limits=self.query_threads, user_api="blas")
+            self._blas_limited = True
         vec = np.asarray(model.get_query_embedding(text), dtype=np.float32)
         norm = float(np.linalg.norm(vec))
         return vec / norm if norm else vec
