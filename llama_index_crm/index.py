@@ -317,6 +317,23 @@ class CrmGraphIndex:
         start, end = int(self.fr_offsets[term]), int(self.fr_offsets[term + 1])
         return [self.triples.term(int(t)) for t in self.fr_targets[start:end]]
 
+    def term_links(self, name: str) -> list[tuple[str, str, list[str]]]:
+        """Nodes labelled ``name`` and the entities that point at them, for names without
+        a document of their own (a place the data only names, a vocabulary term).
+
+        Returns:
+            ``(node, label, subjects of its incoming triples)`` per node, most linked first.
+        """
+        store = self.triples
+        found = []
+        for term in store.ids_labelled(name):
+            subjects = sorted({store.term(int(s)) for s in store.in_ids(int(term))[1]})
+            if subjects:
+                found.append((store.term(int(term)), store.label_of(int(term)) or name,
+                              subjects))
+        found.sort(key=lambda f: (-len(f[2]), f[0]))
+        return found
+
     def warm(self) -> None:
         """Load what the first query would otherwise load (triple store, look-up tables)."""
         _ = self.triples

@@ -248,3 +248,28 @@ def test_pool_bundle_reuses_the_query_embedding(index: CrmGraphIndex) -> None:
     bundle = QueryBundle("Asinou")
     hybrid.retrieve(bundle)
     assert bundle.embedding is not None and len(bundle.embedding) == 384
+
+
+def test_list_question_anchored_on_a_node_without_a_document(tmp_path: Path) -> None:
+    """A place the data only labels (a Getty TGN IRI with a name, no class) has no document;
+    "What works depict Ireland?" must list the works that point at it, not the work whose
+    title merely contains the word ("…Northern Ireland")."""
+    graph = tmp_path / "g.ttl"
+    graph.write_text("""
+        @prefix crm: <http://www.cidoc-crm.org/cidoc-crm/> .
+        @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+        @prefix tgn: <http://vocab.getty.edu/tgn/> .
+        @prefix ex: <http://example.org/> .
+        tgn:1000078 rdfs:label "Ireland" .
+        tgn:7002445 rdfs:label "Northern Ireland" .
+        ex:abbey a crm:E22_Human-Made_Object ; rdfs:label "Muckross Abbey, Killarney" ;
+            crm:P62_depicts tgn:1000078 .
+        ex:potter a crm:E22_Human-Made_Object ; rdfs:label "Traveling Potter Outside a Cottage" ;
+            crm:P62_depicts tgn:1000078 .
+        ex:postman a crm:E22_Human-Made_Object ;
+            rdfs:label "Outposts of Britain: A Postman in Northern Ireland" ;
+            crm:P62_depicts tgn:7002445 .
+    """)
+    built = CrmGraphIndex.build([str(graph)], tmp_path / "index")
+    answer = built.ask("What works depict Ireland?")
+    assert answer.answer == "Ireland: Muckross Abbey, Killarney; Traveling Potter Outside a Cottage"

@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -109,36 +109,19 @@ def _names_match(anchor: str, label: str) -> bool:
     return bool(a and b) and len(a & b) / min(len(a), len(b)) >= 0.6
 
 
-def listing(
-    plan: QueryPlan,
-    nodes: Sequence[NodeWithScore],
-    links: Callable[[str], Sequence[str]],
-    describe: Callable[[str], EntityInfo | None],
-) -> Listing | None:
-    """The anchor of a list/count question and the target-category entities linked to it.
+TermLinks = Callable[[str], Sequence[tuple[str, str, Sequence[str]]]]
+"""A name → the nodes labelled so, each with the entities pointing at it."""
 
-    Args:
-        plan: the question's plan.
-        nodes: the final context, best first.
-        links: FR-linked entities of an entity.
-        describe: entity → its label, category, document text and types (None when it
-            has no document).
-    """
+
+def _items(plan: QueryPlan, uris: Iterable[str],
+           describe: Callable[[str], EntityInfo | None]) -> list[tuple[str, str]]:
+    """The entities among ``uris`` a list question asks for: of its target categories, in
+    its period, and of the type it names when some are ("how many churches")."""
     targets = set(plan.target_categories)
-    context = set(plan.context_categories) - targets
-    candidates = [n for n in nodes if n.node.metadata.get("category") in context] or [
-        n for n in nodes if n.node.metadata.get("category") not in targets]
-    if not candidates:
-        return None
-    # the candidate whose name is what the question names ("works by Daniel Orme")
-    named = [n for n in candidates
-             if any(_names_match(a, str(n.node.metadata.get("label", ""))) for a in plan.anchors)]
-    anchor = (named or candidates)[0]
-    uri = str(anchor.node.metadata.get("uri", anchor.node.node_id))
     items: list[tuple[str, str]] = []
     typed: list[tuple[str, str]] = []
     nouns = {singularise(w) for w in terms(plan.question)}
-    for other in links(uri):
+    for other in uris:
         info = describe(other)
         if info is None:
             continue
@@ -151,10 +134,56 @@ def listing(
         items.append((other, info.label))
         if any(nouns & set(_WORD.findall(t.lower())) for t in info.types):
             typed.append((other, info.label))
-    # "how many churches": when the question names a type some items have, count those
     items = typed or items
     items.sort(key=lambda x: (x[1].lower(), x[0]))
-    return Listing(uri, str(anchor.node.metadata.get("label", "")), items)
+    return items
+
+
+def listing(
+    plan: QueryPlan,
+    nodes: Sequence[NodeWithScore],
+    links: Callable[[str], Sequence[str]],
+    describe: Callable[[str], EntityInfo | None],
+    term_links: TermLinks | None = None,
+) -> Listing | None:
+    """The anchor of a list/count question and the target-category entities linked to it.
+
+    The anchor is the context document the question names ("works by Daniel Orme"). When
+    none is named but the question names a node without a document of its own (a place
+    the data only labels: "What works depict Ireland?"), the anchor is that node and the
+    items are the entities pointing at it. Otherwise the first context document.
+
+    Args:
+        plan: the question's plan.
+        nodes: the final context, best first.
+        links: FR-linked entities of an entity.
+        describe: entity → its label, category, document text and types (None when it
+            has no document).
+        term_links: name → nodes so labelled and the entities pointing at them.
+    """
+    targets = set(plan.target_categories)
+    context = set(plan.context_categories) - targets
+    candidates = [n for n in nodes if n.node.metadata.get("category") in context] or [
+        n for n in nodes if n.node.metadata.get("category") not in targets]
+    # the candidate whose name is what the question names ("works by Daniel Orme")
+    named = [n for n in candidates
+             if any(_names_match(a, str(n.node.metadata.get("label", ""))) for a in plan.anchors)]
+    exact = {" ".join(a.split()).lower() for a in plan.anchors}
+    if term_links is not None and not any(
+            " ".join(str(n.node.metadata.get("label", "")).split()).lower() in exact
+            for n in named):
+        # no document bears the name itself ("Northern Ireland" only resembles "Ireland")
+        for name in plan.anchors:
+            for node, label, subjects in term_links(name):
+                items = _items(plan, subjects, describe)
+                if items:
+                    return Listing(node, label, items)
+    if not candidates:
+        return None
+    anchor = (named or candidates)[0]
+    uri = str(anchor.node.metadata.get("uri", anchor.node.node_id))
+    return Listing(uri, str(anchor.node.metadata.get("label", "")),
+                   _items(plan, links(uri), describe))
 
 
 def structured_answer(
@@ -163,6 +192,7 @@ def structured_answer(
     links: Callable[[str], Sequence[str]],
     describe: Callable[[str], EntityInfo | None],
     max_items: int = 50,
+    term_links: TermLinks | None = None,
 ) -> tuple[str, int | None, list[str]]:
     """``(answer text, count, cited entity IRIs)`` built from the context, no LLM.
 
@@ -172,12 +202,14 @@ def structured_answer(
         links: FR-linked entities of an entity.
         describe: entity → its label, category, document text and types.
         max_items: names listed before "… and N more".
+        term_links: name → nodes so labelled and the entities pointing at them (anchors
+            without a document).
     """
     if not nodes:
         return ("Nothing in the graph matches this question.", 0 if plan.type == "aggregation"
                 else None, [])
     if plan.is_list:
-        found = listing(plan, nodes, links, describe)
+        found = listing(plan, nodes, links, describe, term_links)
         if found and found.items:
             names = [label for _, label in found.items]
             shown = "; ".join(names[:max_items])

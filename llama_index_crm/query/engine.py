@@ -135,7 +135,8 @@ class CrmQueryPipeline:
         plan = self.plan(question, history)
         nodes = self.retrieve(plan)
         context = "\n\n".join(n.node.get_content(metadata_mode=MetadataMode.LLM) for n in nodes)
-        answer, count, _ = structured_answer(plan, nodes, self.index.fr_links, self.describe)
+        answer, count, _ = structured_answer(plan, nodes, self.index.fr_links, self.describe,
+                                             term_links=self.index.term_links)
         if self.llm is not None:
             answer = self.llm.complete(ANSWER_PROMPT.format(context=context,
                                                             question=question)).text.strip()

@@ -194,6 +194,7 @@ class TripleStore:
         self._in_s = self.s_ids[by_object]
         self._out_offsets = _csr(self.s_ids, len(self._terms))
         self._in_offsets = _csr(self.o_ids, len(self._terms))
+        self._lower_labels: pa.Array | None = None
 
     # ----- construction -----------------------------------------------------------------
     @classmethod
@@ -356,6 +357,22 @@ class TripleStore:
         """The label stored for a term id (``None`` when none was written)."""
         value = self._labels[term_id].as_py()
         return str(value) if value else None
+
+    def ids_labelled(self, name: str) -> np.ndarray:
+        """Ids of the non-literal terms whose label is ``name`` (case and spaces ignored).
+
+        Finds vocabulary terms and other nodes without a document of their own ("Ireland",
+        a place the data only names) from a name in a question. One vectorised pass over
+        the label column (lower-cased once, on first use).
+        """
+        if self._lower_labels is None:
+            self._lower_labels = pc.utf8_lower(self._labels.cast(pa.string()))
+        wanted = " ".join(name.split()).lower()
+        if not wanted:
+            return np.empty(0, dtype=np.int64)
+        hits = np.flatnonzero(pc.fill_null(pc.equal(self._lower_labels, wanted),
+                                           False).to_numpy(zero_copy_only=False))
+        return hits[~self.is_literal[hits]] if len(hits) else hits
 
     def subjects(self) -> Iterator[str]:
         """Every distinct subject, in byte order."""
