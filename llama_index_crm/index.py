@@ -217,6 +217,7 @@ class CrmGraphIndex:
         self.query_threads = 1
         """torch, FAISS and BLAS threads for queries (one is fastest for one short query)."""
         self._blas_limited = False
+        self._doc_names: set[str] | None = None
 
     # -- parts ---------------------------------------------------------------------------
     @property
@@ -316,6 +317,12 @@ class CrmGraphIndex:
             return []
         start, end = int(self.fr_offsets[term]), int(self.fr_offsets[term + 1])
         return [self.triples.term(int(t)) for t in self.fr_targets[start:end]]
+
+    def has_document_named(self, name: str) -> bool:
+        """Whether some document's label is ``name`` (case and spaces ignored)."""
+        if self._doc_names is None:
+            self._doc_names = {" ".join(label.split()).lower() for label in self.meta.labels}
+        return " ".join(name.split()).lower() in self._doc_names
 
     def term_links(self, name: str) -> list[tuple[str, str, list[str]]]:
         """Nodes labelled ``name`` and the entities that point at them, for names without

@@ -273,3 +273,7 @@ def test_list_question_anchored_on_a_node_without_a_document(tmp_path: Path) -> 
     built = CrmGraphIndex.build([str(graph)], tmp_path / "index")
     answer = built.ask("What works depict Ireland?")
     assert answer.answer == "Ireland: Muckross Abbey, Killarney; Traveling Potter Outside a Cottage"
+    # the terms channel put both works in the pool, ahead of the one that only mentions it
+    pool = built.as_retriever().retrieve("What works depict Ireland?")
+    ranked = [n.node.metadata["uri"] for n in pool]
+    assert set(ranked[:2]) == {"http://example.org/abbey", "http://example.org/potter"}

@@ -7,7 +7,10 @@ Three sources feed the pool, fused by reciprocal rank:
   the asked period for list and count questions);
 * the graph channel: documents linked by a Fundamental Relationship to the best hybrid
   hits (the works of the artist a question names, the maker of the work it names), so
-  that answers two or three hops away from what the question says are in the pool.
+  that answers two or three hops away from what the question says are in the pool;
+* the names channel: documents whose whole name the question gives; and the terms channel:
+  for a name no document bears but a node of the graph does (a place the data only
+  labels), the documents pointing at that node.
 
 Quotas: 50 % of the pool is reserved for documents of the target categories on list and
 count questions, 30 % on specific ones; documents about other documents (titles,
@@ -49,6 +52,8 @@ class CandidatePoolRetriever(BaseRetriever):
         graph_weight: weight of the graph ranking.
         names_weight: weight of the entities the question names verbatim (they anchor
             the answer: the artist of "how many works by…", the place of "churches in…").
+        terms_weight: weight of the documents pointing at a node the question names that
+            has no document ("works depicting Ireland" when Ireland is only a label).
         rrf_k: the k of reciprocal rank fusion.
         retriever_kwargs: passed to the inner hybrid and category retrievers.
     """
@@ -66,6 +71,7 @@ class CandidatePoolRetriever(BaseRetriever):
         category_weight: float = 0.7,
         graph_weight: float = 1.0,
         names_weight: float = 1.0,
+        terms_weight: float = 1.0,
         rrf_k: int = RRF_K,
         retriever_kwargs: dict[str, Any] | None = None,
         **kwargs: Any,
@@ -79,7 +85,7 @@ class CandidatePoolRetriever(BaseRetriever):
         self.metadata_cap = metadata_cap
         self.anchors = anchors
         self.weights = {"hybrid": hybrid_weight, "category": category_weight,
-                        "graph": graph_weight, "names": names_weight}
+                        "graph": graph_weight, "names": names_weight, "terms": terms_weight}
         self.rrf_k = rrf_k
         inner = retriever_kwargs or {}
         self.hybrid = HybridRetriever(index, **inner)
@@ -122,6 +128,24 @@ class CandidatePoolRetriever(BaseRetriever):
             out.update(dict.fromkeys(linked))
         return list(out)[:limit]
 
+    def term_rows(self, plan: QueryPlan, limit: int) -> list[int]:
+        """Documents pointing at a node the question names that has no document of its own
+        (target categories first, then by PageRank)."""
+        index = self.index
+        targets = set(plan.target_categories)
+        pagerank = index.statistics.pagerank
+        out: dict[int, None] = {}
+        for name in plan.anchors:
+            if index.has_document_named(name):
+                continue
+            for _, _, subjects in index.term_links(name):
+                docs = {index.doc_of_entity(s) for s in subjects}
+                rows = {index.row_of[d] for d in docs if d is not None and d in index.row_of}
+                out.update(dict.fromkeys(sorted(rows, key=lambda r: (
+                    targets and index.category_of_row(r) not in targets,
+                    -pagerank.get(index.doc_ids[r], 0.0), r))))
+        return list(out)[:limit]
+
     def pool(self, query_bundle: QueryBundle, plan: QueryPlan) -> list[tuple[int, float]]:
         """The candidate (row, score) pairs of the pool, best first."""
         size = plan.k * self.pool_factor
@@ -131,7 +155,8 @@ class CandidatePoolRetriever(BaseRetriever):
                     "names": [r for r, _ in self.index.names.search(query_bundle.query_str,
                                                                      size)]}
         rankings["graph"] = self.graph_rows(rankings["hybrid"][: self.anchors], plan, size)
-        for stage in ("names", "graph"):
+        rankings["terms"] = self.term_rows(plan, size)
+        for stage in ("names", "graph", "terms"):
             emit(stage, query_bundle.query_str,
                  self.hybrid.to_nodes([(r, 0.0) for r in rankings[stage][: plan.k]]))
         fused = sorted(rrf(rankings, self.weights, self.rrf_k).items(),
