@@ -277,3 +277,14 @@ def test_list_question_anchored_on_a_node_without_a_document(tmp_path: Path) -> 
     pool = built.as_retriever().retrieve("What works depict Ireland?")
     ranked = [n.node.metadata["uri"] for n in pool]
     assert set(ranked[:2]) == {"http://example.org/abbey", "http://example.org/potter"}
+
+
+def test_tell_me_about_describes_the_named_entity(index: CrmGraphIndex) -> None:
+    """A request for a description gets the entity's identifying facts (makers, dates,
+    places), not the lines that merely share words with the question."""
+    answer = index.ask('Tell me about "Panagia Podithou".').answer
+    lines = answer.splitlines()
+    assert all(line.startswith("Panagia Podithou: ") for line in lines)
+    assert any("Created by (actor): Demetre de Coron" in line for line in lines)
+    assert any("Beginning of existence: 1502" in line for line in lines)
+    assert not any(tag in answer for tag in ("Names:", "Classes:", "Identifiers:"))

@@ -45,6 +45,7 @@ _CUES: dict[str, tuple[str, ...]] = {
     "nationality": ("is member of", "created by"),
     "material": ("is made of", "is referred to by", "material"),
     "medium": ("is made of", "is referred to by"),
+    "technique": ("is made of", "is referred to by", "technique"),
     "type": ("type", "classified", "classes"),
     "credit": ("is referred to by",),
     "gift": ("is referred to by",),
@@ -80,7 +81,7 @@ def best_lines(question: str, nodes: Sequence[NodeWithScore], max_lines: int = 3
     """The document lines that answer a specific question best, as ``Label: line``."""
     q_terms = terms(question)
     q_words = {w.lower() for w in _WORD.findall(question)}
-    cues = [c for w in q_words for c in _CUES.get(w, ())]
+    cues = [c for w in q_words for c in _CUES.get(w, _CUES.get(singularise(w), ()))]
     scored: list[tuple[float, int, str]] = []
     for rank, n in enumerate(nodes[:5]):
         label = str(n.node.metadata.get("label", ""))
@@ -95,6 +96,34 @@ def best_lines(question: str, nodes: Sequence[NodeWithScore], max_lines: int = 3
                 scored.append((score, -rank, f"{label}: {line.lstrip('- ')}"))
     scored.sort(key=lambda x: (-x[0], -x[1]))
     return list(dict.fromkeys(line for _, _, line in scored))[:max_lines]
+
+
+_ABOUT = re.compile(r"\b(tell me (more )?about|(know|learn|hear) more about|describe|"
+                    r"what do you know about|information (on|about)|who (is|was))\b", re.I)
+"""A request to describe an entity rather than to name one of its facts."""
+_SUMMARY_SKIP = ("classes:", "names:", "identifiers:", "other relations:", "- ",
+                 "is referred to by", "is similar or same with", "dimensions:")
+"""Document lines a description leaves out: naming, cataloguing and long lists."""
+SUMMARY_LINES = 5
+"""Lines of a document that describe its entity in a no-LLM answer."""
+
+
+def summary(question: str, plan: QueryPlan, nodes: Sequence[NodeWithScore]) -> str | None:
+    """For "Tell me about X": X's identifying facts, in its document's order (makers, dates,
+    types, materials and places come first in every document). None when the question does
+    not ask for a description or X is not among the first context documents."""
+    if not _ABOUT.search(question):
+        return None
+    for n in nodes[:3]:
+        label = str(n.node.metadata.get("label", ""))
+        if not any(_names_match(a, label) for a in plan.anchors):
+            continue
+        own = n.node.get_content().split("\n\n", 1)[0]  # chained documents follow
+        lines = [line for line in own.splitlines()[1:]
+                 if line and not line.lower().startswith(_SUMMARY_SKIP)]
+        if lines:
+            return "\n".join(f"{label}: {line}" for line in lines[:SUMMARY_LINES])
+    return None
 
 
 def _names_match(anchor: str, label: str) -> bool:
@@ -227,6 +256,9 @@ def structured_answer(
                     if n.node.metadata.get("category") in set(plan.target_categories)]
             return (f"{len(hits)} matching documents in the context.", len(hits),
                     [str(n.node.metadata.get("uri")) for n in hits])
+    described = summary(plan.question, plan, nodes)
+    if described:
+        return described, None, [str(nodes[0].node.metadata.get("uri"))]
     lines = best_lines(plan.question, nodes)
     if not lines:
         top = nodes[0].node
