@@ -72,6 +72,7 @@ from llama_index_crm.embeddings import (
 )
 from llama_index_crm.errors import IndexFormatError
 from llama_index_crm.ontology import Ontology
+from llama_index_crm.rdf import fold_label
 from llama_index_crm.retrievers.channels import DenseChannel, LexicalChannel, NameMatcher
 from llama_index_crm.sources import open_source
 from llama_index_crm.sources.base import GraphSource
@@ -97,6 +98,8 @@ METADATA_CLASSES = frozenset(
      "Information Object"}
 )
 """Class labels of documents that describe other documents (capped in candidate pools)."""
+TERM_LINKS_CACHED = 256
+"""Names whose :meth:`CrmGraphIndex.term_links` look-ups are kept (one label scan each)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,6 +221,8 @@ class CrmGraphIndex:
         """torch, FAISS and BLAS threads for queries (one is fastest for one short query)."""
         self._blas_limited = False
         self._doc_names: set[str] | None = None
+        self._term_links: dict[str, list[tuple[str, str, list[str]]]] = {}
+        """Look-ups of :meth:`term_links` (the pool and the answer ask for the same names)."""
 
     # -- parts ---------------------------------------------------------------------------
     @property
@@ -321,8 +326,8 @@ class CrmGraphIndex:
     def has_document_named(self, name: str) -> bool:
         """Whether some document's label is ``name`` (case and spaces ignored)."""
         if self._doc_names is None:
-            self._doc_names = {" ".join(label.split()).lower() for label in self.meta.labels}
-        return " ".join(name.split()).lower() in self._doc_names
+            self._doc_names = {fold_label(label) for label in self.meta.labels}
+        return fold_label(name) in self._doc_names
 
     def term_links(self, name: str) -> list[tuple[str, str, list[str]]]:
         """Nodes labelled ``name`` and the entities that point at them, for names without
@@ -331,6 +336,10 @@ class CrmGraphIndex:
         Returns:
             ``(node, label, subjects of its incoming triples)`` per node, most linked first.
         """
+        key = fold_label(name)
+        cached = self._term_links.get(key)
+        if cached is not None:
+            return cached
         store = self.triples
         found = []
         for term in store.ids_labelled(name):
@@ -339,6 +348,9 @@ class CrmGraphIndex:
                 found.append((store.term(int(term)), store.label_of(int(term)) or name,
                               subjects))
         found.sort(key=lambda f: (-len(f[2]), f[0]))
+        if len(self._term_links) >= TERM_LINKS_CACHED:
+            self._term_links.clear()
+        self._term_links[key] = found
         return found
 
     def warm(self) -> None:

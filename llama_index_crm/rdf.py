@@ -110,6 +110,15 @@ def decode_object(text: str) -> str | Literal:
     return Literal(value)
 
 
+def fold_label(text: str) -> str:
+    """A label as compared with a name in a question: lower case, whitespace folded.
+
+    >>> fold_label("  Panagia   Podithou ")
+    'panagia podithou'
+    """
+    return " ".join(text.split()).lower()
+
+
 def local_name(iri: str) -> str:
     """The part of an IRI after its last ``#`` or ``/`` (the IRI itself if none).
 

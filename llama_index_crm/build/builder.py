@@ -291,10 +291,11 @@ class DocumentBuilder:
         docs: dict[str, EntityDocument | None] = {}
         targets = self._sparql_targets(nb, chunk)
         if targets:  # every document names its targets: fetch them before writing any
-            wanted = {t for frs in targets.values() for ts in frs.values() for t in ts}
-            out = sorted(wanted - nb.described)
-            if out:
-                nb.add(self.source.fetch(out, incoming=False), described=out)
+            for frs in targets.values():
+                for found in frs.values():
+                    for target in found:
+                        nb.require_described(target)
+            nb.fetch_missing(self.source)
         pending = list(chunk)
         for round_no in range(1, MAX_ROUNDS + 1):
             result.rounds = round_no

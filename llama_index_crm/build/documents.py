@@ -193,15 +193,13 @@ class DocumentWriter:
 
     def _target(self, nb: Neighbourhood, lab: Labeller, node: str) -> str:
         name, real = lab.resolve(node)  # asks for the node's outgoing triples
-        if not real and node in nb.described and nb.is_a(node, "E55_Type"):
-            # a shared vocabulary term (an unlabelled Getty AAT concept with 40,000 users):
-            # its marked stand-in name ("aat 300026687 (unlabelled)"), not "Type of <one
-            # of its users>", which misleads and needs every incoming link fetched
-            pass
-        elif not real:
-            # named after its neighbours, which needs all of them; whether it is a type is
-            # known only once it is described (resolve() asked for that)
-            if node in nb.described and nb.require(node):
+        # An unlabelled node is named after its neighbours ("Production of X"), which needs
+        # all of them; but a shared vocabulary term (an unlabelled Getty AAT concept with
+        # 40,000 users) keeps its marked stand-in name ("aat 300026687 (unlabelled)"), not
+        # "Type of <one of its users>". Being a type is known once the node is described.
+        described = node in nb.described
+        if not real and not (described and nb.is_a(node, "E55_Type")):
+            if described and nb.require(node):
                 name = self.entity_label(nb, lab, node)
             else:
                 classes = self.class_names(nb, node)

@@ -64,6 +64,7 @@ from llama_index_crm.query.lexicon import (
 )
 from llama_index_crm.query.plan import TOP_K, QueryPlan, QueryType
 from llama_index_crm.query.temporal import CIRCA_YEARS, MAX_YEAR, MIN_YEAR, parse_time_range
+from llama_index_crm.rdf import fold_label
 
 if TYPE_CHECKING:
     from llama_index_crm.query.llm_analysis import LLM_PROMPT, LLMAnalyzer, PlanOutput
@@ -252,7 +253,7 @@ class RuleBasedAnalyzer(QueryAnalyzer):
             plurals.add(plural)
         canonical = {c.lower(): c for c in DOCUMENT_CATEGORIES}
         for raw, raw_category in (vocabulary or {}).items():
-            key = " ".join(str(raw).lower().split())
+            key = fold_label(str(raw))
             learnt = canonical.get(str(raw_category).strip().lower())
             if learnt is None or not key or key in lexicon or key in _HEAD_STOP:
                 continue

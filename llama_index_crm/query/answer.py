@@ -20,6 +20,7 @@ from llama_index.core.schema import NodeWithScore
 
 from llama_index_crm.query.lexicon import singularise
 from llama_index_crm.query.plan import QueryPlan
+from llama_index_crm.rdf import fold_label
 from llama_index_crm.retrievers.category import years_of
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -197,10 +198,9 @@ def listing(
     # the candidate whose name is what the question names ("works by Daniel Orme")
     named = [n for n in candidates
              if any(_names_match(a, str(n.node.metadata.get("label", ""))) for a in plan.anchors)]
-    exact = {" ".join(a.split()).lower() for a in plan.anchors}
+    exact = {fold_label(a) for a in plan.anchors}
     if term_links is not None and not any(
-            " ".join(str(n.node.metadata.get("label", "")).split()).lower() in exact
-            for n in named):
+            fold_label(str(n.node.metadata.get("label", ""))) in exact for n in named):
         # no document bears the name itself ("Northern Ireland" only resembles "Ireland")
         for name in plan.anchors:
             for node, label, subjects in term_links(name):

@@ -121,11 +121,7 @@ class CandidatePoolRetriever(BaseRetriever):
                     doc = index.doc_of_entity(other)
                     if doc is not None and doc in index.row_of:
                         linked.append(index.row_of[doc])
-            pagerank = index.statistics.pagerank
-            linked = sorted(set(linked) - {row}, key=lambda r: (
-                targets and index.category_of_row(r) not in targets,
-                -pagerank.get(index.doc_ids[r], 0.0), r))
-            out.update(dict.fromkeys(linked))
+            out.update(dict.fromkeys(self._targets_first(set(linked) - {row}, targets)))
         return list(out)[:limit]
 
     def term_rows(self, plan: QueryPlan, limit: int) -> list[int]:
@@ -133,7 +129,6 @@ class CandidatePoolRetriever(BaseRetriever):
         (target categories first, then by PageRank)."""
         index = self.index
         targets = set(plan.target_categories)
-        pagerank = index.statistics.pagerank
         out: dict[int, None] = {}
         for name in plan.anchors:
             if index.has_document_named(name):
@@ -141,10 +136,15 @@ class CandidatePoolRetriever(BaseRetriever):
             for _, _, subjects in index.term_links(name):
                 docs = {index.doc_of_entity(s) for s in subjects}
                 rows = {index.row_of[d] for d in docs if d is not None and d in index.row_of}
-                out.update(dict.fromkeys(sorted(rows, key=lambda r: (
-                    targets and index.category_of_row(r) not in targets,
-                    -pagerank.get(index.doc_ids[r], 0.0), r))))
+                out.update(dict.fromkeys(self._targets_first(rows, targets)))
         return list(out)[:limit]
+
+    def _targets_first(self, rows: set[int], targets: set[str]) -> list[int]:
+        """``rows`` with documents of the target categories first, then by PageRank."""
+        index = self.index
+        pagerank = index.statistics.pagerank
+        return sorted(rows, key=lambda r: (targets and index.category_of_row(r) not in targets,
+                                           -pagerank.get(index.doc_ids[r], 0.0), r))
 
     def pool(self, query_bundle: QueryBundle, plan: QueryPlan) -> list[tuple[int, float]]:
         """The candidate (row, score) pairs of the pool, best first."""

@@ -489,17 +489,10 @@ def store_select(store: ox.Store) -> Select:
         solutions = store.query(query, use_default_graph_as_union=True)
         if not isinstance(solutions, ox.QuerySolutions):
             raise TypeError("expected a SELECT query")
-        # positions, not names: FR queries return millions of rows on large graphs
+        # by position and with map(): FR queries return millions of rows on large graphs
         names = [str(v).lstrip("?") for v in solutions.variables]
         at = [names.index(v.lstrip("?")) for v in variables]
-        term = _term
-        if len(at) == 2:
-            a, b = at
-            return [(term(s[a]), term(s[b])) for s in solutions]
-        if len(at) == 3:
-            a, b, c = at
-            return [(term(s[a]), term(s[b]), term(s[c])) for s in solutions]
-        return [tuple(term(s[i]) for i in at) for s in solutions]
+        return [tuple(map(_term, map(s.__getitem__, at))) for s in solutions]
 
     return select
 

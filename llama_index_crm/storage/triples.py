@@ -28,7 +28,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from llama_index_crm.errors import IndexFormatError
-from llama_index_crm.rdf import Literal, Triple, decode_object, encode_object
+from llama_index_crm.rdf import Literal, Triple, decode_object, encode_object, fold_label
 from llama_index_crm.storage.triple_writer import (
     COLUMNS,
     FORMAT_KEY,
@@ -367,7 +367,7 @@ class TripleStore:
         """
         if self._lower_labels is None:
             self._lower_labels = pc.utf8_lower(self._labels.cast(pa.string()))
-        wanted = " ".join(name.split()).lower()
+        wanted = fold_label(name)
         if not wanted:
             return np.empty(0, dtype=np.int64)
         hits = np.flatnonzero(pc.fill_null(pc.equal(self._lower_labels, wanted),
