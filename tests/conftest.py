@@ -43,9 +43,3 @@ def serve_graph(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[
             return servers[path].url
 
         yield serve
-
-
-@pytest.fixture(scope="session")
-def oxigraph_server(serve_graph: Callable[[Path], str]) -> Callable[[Path], str]:
-    """Alias of :func:`serve_graph` under the name the design notes use."""
-    return serve_graph
