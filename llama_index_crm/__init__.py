@@ -27,7 +27,7 @@ _EXPORTS = {
     "CrmDocumentStore": "llama_index_crm.storage.docstore",
     "CrmGraphIndex": "llama_index_crm.index",
     "HybridRetriever": "llama_index_crm.retrievers.hybrid",
-    "LLMAnalyzer": "llama_index_crm.query.analysis",
+    "LLMAnalyzer": "llama_index_crm.query.llm_analysis",
     "QueryPlan": "llama_index_crm.query.plan",
     "RuleBasedAnalyzer": "llama_index_crm.query.analysis",
     "TripleContextPostprocessor": "llama_index_crm.postprocessors.triple_context",
@@ -39,7 +39,8 @@ if TYPE_CHECKING:
     from llama_index_crm.index import CrmGraphIndex
     from llama_index_crm.postprocessors.coherent import CoherentSubgraphPostprocessor
     from llama_index_crm.postprocessors.triple_context import TripleContextPostprocessor
-    from llama_index_crm.query.analysis import LLMAnalyzer, RuleBasedAnalyzer
+    from llama_index_crm.query.analysis import RuleBasedAnalyzer
+    from llama_index_crm.query.llm_analysis import LLMAnalyzer
     from llama_index_crm.query.plan import QueryPlan
     from llama_index_crm.retrievers.category import CategoryRetriever
     from llama_index_crm.retrievers.hybrid import HybridRetriever

@@ -13,7 +13,6 @@ from llama_index.core.llms import CustomLLM
 from llama_index.core.llms.callbacks import llm_completion_callback
 
 from llama_index_crm.query.analysis import (
-    LLMAnalyzer,
     QueryAnalyzer,
     RuleBasedAnalyzer,
     parse_time_range,
@@ -27,6 +26,7 @@ from llama_index_crm.query.conversation import (
     name_spans,
     quoted_titles,
 )
+from llama_index_crm.query.llm_analysis import LLMAnalyzer
 from llama_index_crm.query.plan import TOP_K, QueryPlan
 
 DEV = Path(__file__).resolve().parents[1].parent / "shared" / "eval" / "ycba_dev.jsonl"

@@ -6,7 +6,6 @@ temporary sibling from its last completed chunk.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 import time
@@ -24,21 +23,9 @@ from llama_index_crm.build.builder import (
 from llama_index_crm.build.documents import EntityDocument
 from llama_index_crm.build.reader import to_document
 from llama_index_crm.errors import EmptyGraphError, SourceError
-from llama_index_crm.ontology import find_config_dir
 from llama_index_crm.sources.base import GraphSource
 from llama_index_crm.storage import CrmDocumentStore
-
-MANIFEST = "manifest.json"
-FORMAT = "llama-index-crm/2"
-
-
-def config_hash() -> str:
-    """A short hash of the ontology configuration the documents were built with."""
-    digest = hashlib.sha256()
-    for path in sorted(Path(find_config_dir()).glob("*.json")):
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
+from llama_index_crm.storage.manifest import FORMAT, MANIFEST, config_hash
 
 
 def work_dir_for(out_dir: Path) -> Path:

@@ -17,11 +17,15 @@ AttributeError: 'P108i_was_produced_bye' is not a crm term ...
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 from ..errors import CrmError
 from ..rdf import DCTERMS, OWL, RDF, RDFS, SKOS, XSD
+from .config_dir import find_config_dir
 
 __all__ = [
     "CRM",
@@ -51,10 +55,21 @@ TermLookup = Callable[[str], frozenset[str]]
 """Returns the local names a vocabulary defines (``"crm"`` -> ``{"E1_CRM_Entity", ...}``)."""
 
 
-def _default_terms(vocab: str) -> frozenset[str]:
-    from .ontology import Ontology  # deferred: the ontology reads its IRIs from this module
+@functools.cache
+def _config_terms() -> dict[str, frozenset[str]]:
+    """Local names per vocabulary, read from ``config/classes.json`` and ``properties.json``
+    (the files :class:`~.ontology.Ontology` reads; this module sits below it)."""
+    folder = Path(find_config_dir())
+    found: dict[str, set[str]] = {}
+    for name, key in (("classes.json", "classes"), ("properties.json", "properties")):
+        table = json.loads((folder / name).read_text(encoding="utf-8"))[key]
+        for term, info in table.items():
+            found.setdefault(str(info.get("vocab", "crm")), set()).add(term)
+    return {vocab: frozenset(terms) for vocab, terms in found.items()}
 
-    return Ontology.default().terms_of(vocab)
+
+def _default_terms(vocab: str) -> frozenset[str]:
+    return _config_terms().get(vocab, frozenset())
 
 
 class VocabularyNamespace(str):
@@ -64,7 +79,7 @@ class VocabularyNamespace(str):
         iri: the namespace IRI (ends with ``/`` or ``#``).
         vocab: the vocabulary key in ``config/`` (``crm``, ``crmsci``, ``crmdig``, ``vir``,
             ``frbroo``); a variant namespace (Erlangen CRM) shares its vocabulary's names.
-        terms: where the valid names come from; defaults to :meth:`Ontology.default`.
+        terms: where the valid names come from; defaults to the names in ``config/``.
     """
 
     vocab: str

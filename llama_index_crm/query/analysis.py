@@ -5,8 +5,8 @@ patterns, no LLM, the default) and :class:`~.llm_analysis.LLMAnalyzer` (structur
 through LlamaIndex, falling back to the rules). Both contextualise follow-ups with
 :func:`~.conversation.contextualise` and cache their plans, so that every retrieval stage
 can ask :meth:`QueryAnalyzer.plan_for` for the plan of the query it was handed. The rules'
-vocabulary lives in :mod:`.lexicon` and the time-expression parser in :mod:`.temporal`; both,
-and the LLM analyzer, are re-exported here.
+vocabulary lives in :mod:`.lexicon` and the time-expression parser in :mod:`.temporal`; both
+are re-exported here.
 
 >>> plan = RuleBasedAnalyzer().analyze("How many works did Valentine Green make in the 1780s?")
 >>> plan.type, plan.k, plan.target_categories, plan.context_categories, plan.time_range
@@ -24,7 +24,6 @@ import unicodedata
 from abc import ABC, abstractmethod
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
 
 from llama_index_crm.query.conversation import (
     Turn,
@@ -66,18 +65,12 @@ from llama_index_crm.query.plan import TOP_K, QueryPlan, QueryType
 from llama_index_crm.query.temporal import CIRCA_YEARS, MAX_YEAR, MIN_YEAR, parse_time_range
 from llama_index_crm.rdf import fold_label
 
-if TYPE_CHECKING:
-    from llama_index_crm.query.llm_analysis import LLM_PROMPT, LLMAnalyzer, PlanOutput
-
 __all__ = [
     "CIRCA_YEARS",
     "DEFAULT_CACHE_SIZE",
     "DOCUMENT_CATEGORIES",
-    "LLM_PROMPT",
-    "LLMAnalyzer",
     "MAX_YEAR",
     "MIN_YEAR",
-    "PlanOutput",
     "QueryAnalyzer",
     "RuleBasedAnalyzer",
     "parse_time_range",
@@ -536,16 +529,3 @@ def _span_category(span: str, words: Sequence[str], life: bool, about_thing: boo
     if prev in _PLACE_PREPOSITIONS or prev in _DEPICT:
         return "Actor" if tokens[0] in _PERSON_TITLES else "Place"
     return None
-
-
-_LLM_NAMES = frozenset({"LLM_PROMPT", "LLMAnalyzer", "PlanOutput"})
-
-
-def __getattr__(name: str) -> Any:
-    """The LLM analyzer, re-exported lazily: :mod:`.llm_analysis` subclasses this module's
-    :class:`QueryAnalyzer`, so importing it here eagerly would be a cycle."""
-    if name in _LLM_NAMES:
-        from llama_index_crm.query import llm_analysis
-
-        return getattr(llm_analysis, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

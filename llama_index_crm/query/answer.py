@@ -20,8 +20,8 @@ from llama_index.core.schema import NodeWithScore
 
 from llama_index_crm.query.lexicon import singularise
 from llama_index_crm.query.plan import QueryPlan
+from llama_index_crm.query.temporal import years_of
 from llama_index_crm.rdf import fold_label
-from llama_index_crm.retrievers.category import years_of
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _STOP = frozenset((

@@ -1,4 +1,4 @@
-"""Chat engines over a :class:`~llama_index_crm.index.CrmGraphIndex`.
+"""Chat engines over a :class:`~llama_index_crm.graph.data.GraphData`.
 
 * With an LLM: LlamaIndex's standard ``CondensePlusContextChatEngine`` — the LLM condenses
   a follow-up into a standalone question, the candidate-pool retriever and the two
@@ -26,7 +26,7 @@ from llama_index.core.llms import LLM
 from llama_index_crm.query.engine import CrmAnswer, CrmQueryPipeline
 
 if TYPE_CHECKING:
-    from llama_index_crm.index import CrmGraphIndex
+    from llama_index_crm.graph.data import GraphData
 
 SYSTEM_PROMPT = (
     "You are a curator's assistant for a cultural-heritage collection described in "
@@ -116,7 +116,7 @@ class CrmChatEngine(BaseChatEngine):
         self._messages = list(history)
 
 
-def make_chat_engine(index: CrmGraphIndex, llm: LLM | None = None,
+def make_chat_engine(index: GraphData, llm: LLM | None = None,
                      **pipeline_kwargs: Any) -> BaseChatEngine:
     """The chat engine of an index: LLM-backed when ``llm`` is given, else CrmChatEngine."""
     pipeline = CrmQueryPipeline(index, **pipeline_kwargs)

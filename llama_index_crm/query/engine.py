@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, Any
 from llama_index.core.llms import LLM
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 
-from llama_index_crm.postprocessors import CoherentSubgraphPostprocessor, TripleContextPostprocessor
+from llama_index_crm.postprocessors.factory import graph_postprocessors
 from llama_index_crm.query.analysis import QueryAnalyzer, RuleBasedAnalyzer
 from llama_index_crm.query.answer import EntityInfo, structured_answer
 from llama_index_crm.query.plan import QueryPlan
 from llama_index_crm.retrievers.pool import CandidatePoolRetriever
 
 if TYPE_CHECKING:
-    from llama_index_crm.index import CrmGraphIndex
+    from llama_index_crm.graph.data import GraphData
 
 ANSWER_PROMPT = """You answer questions about a cultural-heritage collection described in \
 CIDOC-CRM. Use only the context below: entity documents (one per artwork, person, place or \
@@ -85,7 +85,7 @@ class CrmQueryPipeline:
 
     def __init__(
         self,
-        index: CrmGraphIndex,
+        index: GraphData,
         analyzer: QueryAnalyzer | None = None,
         llm: LLM | None = None,
         pool_kwargs: dict[str, Any] | None = None,
@@ -97,10 +97,8 @@ class CrmQueryPipeline:
         self.llm = llm
         self.retriever = CandidatePoolRetriever(index, self.analyzer.plan_for,
                                                 **(pool_kwargs or {}))
-        coherent, context = index.node_postprocessors(self.analyzer.plan_for,
-                                                      **(coherent_kwargs or {}))
-        assert isinstance(coherent, CoherentSubgraphPostprocessor)
-        assert isinstance(context, TripleContextPostprocessor)
+        coherent, context = graph_postprocessors(index, self.analyzer.plan_for,
+                                                 **(coherent_kwargs or {}))
         for key, value in (context_kwargs or {}).items():
             setattr(context, key, value)
         self.coherent, self.context_builder = coherent, context

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["CIRCA_YEARS", "MAX_YEAR", "MIN_YEAR", "parse_time_range"]
+__all__ = ["CIRCA_YEARS", "MAX_YEAR", "MIN_YEAR", "parse_time_range", "years_of"]
 
 CIRCA_YEARS = 5
 """Half-width of the range for "circa 1765" / "around 1765"."""
@@ -106,3 +106,20 @@ def _single_year(year: int, word: str | None) -> tuple[int, int]:
     if word in {"circa", "around", "about", "c.", "ca."}:
         return year - CIRCA_YEARS, year + CIRCA_YEARS
     return year, year
+
+
+_DOC_YEAR_RE = re.compile(r"(?<![\d.])(\d{3,4})(?:-\d\d(?:-\d\d)?)?(?![\d])")
+_DATED_LINES = re.compile(r"^(?:Date|Beginning of existence|Created in \(event\)):.*$",
+                          re.MULTILINE)
+
+
+def years_of(text: str) -> set[int]:
+    """Years in a document's own dates: when it came into existence or took place.
+
+    >>> sorted(years_of("Created in (event): Production of X (1936)\\nNote: 1812"))
+    [1936]
+    """
+    years: set[int] = set()
+    for line in _DATED_LINES.findall(text):
+        years.update(int(y) for y in _DOC_YEAR_RE.findall(line) if 100 <= int(y) <= 2100)
+    return years

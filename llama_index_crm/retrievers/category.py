@@ -16,32 +16,16 @@ from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from llama_index_crm.events import emit
+from llama_index_crm.graph.channels import RRF_K, rrf
 from llama_index_crm.query.lexicon import singularise
 from llama_index_crm.query.plan import QueryPlan
-from llama_index_crm.retrievers.channels import RRF_K, rrf
+from llama_index_crm.query.temporal import years_of
 from llama_index_crm.retrievers.hybrid import HybridRetriever
 
 if TYPE_CHECKING:
-    from llama_index_crm.index import CrmGraphIndex
+    from llama_index_crm.graph.data import GraphData
 
 _WORD = re.compile(r"\w+", re.UNICODE)
-_YEAR = re.compile(r"(?<![\d.])(\d{3,4})(?:-\d\d(?:-\d\d)?)?(?![\d])")
-_DATED_LINES = re.compile(r"^(?:Date|Beginning of existence|Created in \(event\)):.*$",
-                          re.MULTILINE)
-
-
-def years_of(text: str) -> set[int]:
-    """Years in a document's own dates: when it came into existence or took place.
-
-    >>> sorted(years_of("Created in (event): Production of X (1936)\\nNote: 1812"))
-    [1936]
-    """
-    years: set[int] = set()
-    for line in _DATED_LINES.findall(text):
-        years.update(int(y) for y in _YEAR.findall(line) if 100 <= int(y) <= 2100)
-    return years
-
-
 class CategoryRetriever(BaseRetriever):
     """Dense + BM25 among the documents of the plan's target categories (+ PageRank).
 
@@ -60,7 +44,7 @@ class CategoryRetriever(BaseRetriever):
 
     def __init__(
         self,
-        index: CrmGraphIndex,
+        index: GraphData,
         plan_for: Callable[[str], QueryPlan],
         similarity_top_k: int = 10,
         dense_weight: float = 1.0,

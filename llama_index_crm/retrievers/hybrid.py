@@ -9,10 +9,10 @@ from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from llama_index_crm.events import emit
-from llama_index_crm.retrievers.channels import RRF_K, rrf
+from llama_index_crm.graph.channels import RRF_K, rrf
 
 if TYPE_CHECKING:
-    from llama_index_crm.index import CrmGraphIndex
+    from llama_index_crm.graph.data import GraphData
 
 
 class HybridRetriever(BaseRetriever):
@@ -37,7 +37,7 @@ class HybridRetriever(BaseRetriever):
 
     def __init__(
         self,
-        index: CrmGraphIndex,
+        index: GraphData,
         similarity_top_k: int = 10,
         dense_weight: float = 1.0,
         bm25_weight: float = 1.0,

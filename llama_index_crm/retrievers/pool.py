@@ -26,13 +26,13 @@ from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from llama_index_crm.events import emit
+from llama_index_crm.graph.channels import RRF_K, rrf
 from llama_index_crm.query.plan import QueryPlan
 from llama_index_crm.retrievers.category import CategoryRetriever
-from llama_index_crm.retrievers.channels import RRF_K, rrf
 from llama_index_crm.retrievers.hybrid import HybridRetriever
 
 if TYPE_CHECKING:
-    from llama_index_crm.index import CrmGraphIndex
+    from llama_index_crm.graph.data import GraphData
 
 
 class CandidatePoolRetriever(BaseRetriever):
@@ -60,7 +60,7 @@ class CandidatePoolRetriever(BaseRetriever):
 
     def __init__(
         self,
-        index: CrmGraphIndex,
+        index: GraphData,
         plan_for: Callable[[str], QueryPlan],
         pool_factor: int = 6,
         list_share: float = 0.5,
@@ -97,7 +97,7 @@ class CandidatePoolRetriever(BaseRetriever):
         return "CrmCandidatePoolRetriever"
 
     @classmethod
-    def from_index(cls, index: CrmGraphIndex, plan_for: Callable[[str], QueryPlan] | None = None,
+    def from_index(cls, index: GraphData, plan_for: Callable[[str], QueryPlan] | None = None,
                    **kwargs: Any) -> CandidatePoolRetriever:
         """A pool retriever over ``index`` (the rule-based analyzer when none is given)."""
         if plan_for is None:

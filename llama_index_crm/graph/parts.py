@@ -1,0 +1,182 @@
+"""The search parts of a persisted index: file names, document metadata columns, BM25, the
+FR-link arrays, and how each is written and read.
+
+Written once by :meth:`~llama_index_crm.index.CrmGraphIndex.build`, read by
+:meth:`~llama_index_crm.graph.data.GraphData.load`. Nothing here knows about retrievers or
+questions.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import bm25s
+import faiss
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import Stemmer
+from llama_index.core.schema import BaseNode, TextNode
+from llama_index.retrievers.bm25 import BM25Retriever
+
+from llama_index_crm.storage import TripleStore
+from llama_index_crm.storage.statistics import GraphStatistics
+
+DOC_IDS = "doc_ids.json"
+VECTORS = "vectors.npy"
+FAISS_FILE = "faiss.index"
+BM25_DIR = "bm25"
+BM25_SETTINGS = "bm25_settings.json"
+DOC_META = "doc_meta.parquet"
+FR_OFFSETS = "fr_offsets.npy"
+FR_TARGETS = "fr_targets.npy"
+APPROXIMATE_ABOVE = 200_000
+"""Documents above which FAISS switches from exact (flat) to HNSW search."""
+NAME_BOOST = 2
+"""Extra times an entity's own name is indexed for BM25: among the many documents that
+mention "Panagia Phorbiottissa" (its apse, its production, its paintings), the one that
+*is* Panagia Phorbiottissa should come first, however long its document."""
+
+
+@dataclass(frozen=True, slots=True)
+class Bm25Settings:
+    """How the BM25 corpus was tokenised; re-applied to queries after loading."""
+
+    language: str = "en"
+    stemmer: str = "english"
+    token_pattern: str = r"(?u)\b\w\w+\b"
+    skip_stemming: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class DocMeta:
+    """Per-row document metadata, read as columns (no node parsing at query time)."""
+
+    labels: list[str]
+    categories: list[str]
+    classes: list[list[str]]
+    chained_from: list[list[str]]
+    types: list[list[str]]
+    names: list[list[str]]
+
+    @classmethod
+    def from_documents(cls, docs: Sequence[Any]) -> DocMeta:
+        """From the build's entity documents (types read from their ``Type:`` line)."""
+        types = []
+        for d in docs:
+            line = next((x for x in d.text.splitlines()[1:5] if x.startswith("Type: ")), "")
+            labels = [re.sub(r" \(.*\)$", "", t).strip() for t in line[6:].split("; ") if t]
+            types.append([t for t in labels if t and "unlabelled" not in t])
+        return cls([d.label for d in docs], [d.category for d in docs],
+                   [list(d.classes) for d in docs], [list(d.chained_from) for d in docs], types,
+                   [names_of(d) for d in docs])
+
+    def write(self, path: Path, doc_ids: list[str]) -> None:
+        """Write as Parquet."""
+        pq.write_table(pa.table({
+            "doc_id": doc_ids, "label": self.labels, "category": self.categories,
+            "classes": pa.array(self.classes, pa.list_(pa.string())),
+            "chained_from": pa.array(self.chained_from, pa.list_(pa.string())),
+            "types": pa.array(self.types, pa.list_(pa.string())),
+            "names": pa.array(self.names, pa.list_(pa.string())),
+        }), path)
+
+    @classmethod
+    def read(cls, path: Path) -> DocMeta:
+        """Read what :meth:`write` wrote."""
+        t = pq.read_table(path)
+        return cls(t.column("label").to_pylist(), t.column("category").to_pylist(),
+                   t.column("classes").to_pylist(), t.column("chained_from").to_pylist(),
+                   t.column("types").to_pylist(), t.column("names").to_pylist())
+
+
+def names_of(doc: Any) -> list[str]:
+    """An entity's own names: its label (unless made up) and its appellations."""
+    line = next((x for x in doc.text.splitlines()[1:6] if x.startswith("Names: ")), "")
+    names = [re.sub(r" \([^()]*\)$", "", n) for n in line[7:].split("; ") if n]
+    own = [doc.label] if doc.named else []  # "Production of X" is not a name of its own
+    return list(dict.fromkeys([*own, *names]))
+
+
+def lexical_node(doc: Any) -> TextNode:
+    """The text BM25 indexes for a document: its name ``NAME_BOOST`` more times, then it."""
+    return TextNode(id_=doc.uri, text="\n".join([doc.label] * NAME_BOOST + [doc.text]))
+
+
+def fr_link_arrays(store: TripleStore, fr_edges: pa.Table) -> tuple[np.ndarray, np.ndarray]:
+    """CSR (offsets, targets) over term ids of the FR graph, both directions, deduplicated."""
+    s = store.ids_of(fr_edges.column("s"))
+    o = store.ids_of(fr_edges.column("o"))
+    keep = (s >= 0) & (o >= 0)
+    src = np.concatenate([s[keep], o[keep]])
+    dst = np.concatenate([o[keep], s[keep]])
+    pairs = np.unique(np.stack([src, dst], axis=1), axis=0) if len(src) else \
+        np.zeros((0, 2), np.int64)
+    offsets = np.zeros(store.terms + 1, dtype=np.int64)
+    np.add.at(offsets, pairs[:, 0] + 1, 1)
+    return np.cumsum(offsets), pairs[:, 1].astype(np.int32)
+
+
+def faiss_index(vectors: np.ndarray, approximate_above: int) -> Any:
+    """Exact inner-product search, or HNSW above ``approximate_above`` vectors."""
+    dim = int(vectors.shape[1]) if len(vectors) else 1
+    index: Any
+    if len(vectors) > approximate_above:
+        index = faiss.IndexHNSWFlat(dim, 32, faiss.METRIC_INNER_PRODUCT)
+    else:
+        index = faiss.IndexFlatIP(dim)
+    if len(vectors):
+        index.add(np.ascontiguousarray(vectors, dtype=np.float32))
+    return index
+
+
+def bm25_retriever(nodes: list[TextNode], settings: Bm25Settings) -> BM25Retriever:
+    """A BM25 retriever over ``nodes`` tokenised with ``settings``."""
+    return BM25Retriever(
+        nodes=list[BaseNode](nodes),
+        stemmer=Stemmer.Stemmer(settings.stemmer),
+        language=settings.language,
+        token_pattern=settings.token_pattern,
+        skip_stemming=settings.skip_stemming,
+    )
+
+
+def load_bm25(folder: Path, settings: Bm25Settings) -> BM25Retriever:
+    """The BM25 retriever with its tokenizer settings restored (they are not persisted by
+    ``BM25Retriever.persist``: only ``similarity_top_k`` is)."""
+    args = json.loads((folder / "retriever.json").read_text())
+    bm25 = bm25s.BM25.load(str(folder), load_corpus=False, show_progress=False)
+    return BM25Retriever(
+        existing_bm25=bm25, stemmer=Stemmer.Stemmer(settings.stemmer),
+        language=settings.language, token_pattern=settings.token_pattern,
+        skip_stemming=settings.skip_stemming,
+        similarity_top_k=int(args.get("similarity_top_k", 10)),
+    )
+
+
+def write_search_parts(folder: Path, doc_ids: list[str], vectors: np.ndarray,
+                       faiss_index: Any, bm25: BM25Retriever, settings: Bm25Settings,
+                       statistics: GraphStatistics) -> None:
+    """Write row ids, vectors, FAISS, BM25 and statistics into ``folder``."""
+    (folder / DOC_IDS).write_text(json.dumps(doc_ids, ensure_ascii=False))
+    np.save(folder / VECTORS, np.ascontiguousarray(vectors, dtype=np.float32))
+    faiss.write_index(faiss_index, str(folder / FAISS_FILE))
+    _write_bm25(folder / BM25_DIR, bm25, doc_ids, settings)
+    statistics.persist(folder)
+
+
+def _write_bm25(folder: Path, bm25: BM25Retriever, doc_ids: list[str],
+                settings: Bm25Settings) -> None:
+    folder.mkdir(exist_ok=True)
+    # rows are the index's rows: the corpus needs no copy of the documents
+    bm25.corpus = [{"node_id": d} for d in doc_ids]
+    bm25.persist(str(folder), show_progress=False)
+    (folder / BM25_SETTINGS).write_text(json.dumps({
+        "language": settings.language, "stemmer": settings.stemmer,
+        "token_pattern": settings.token_pattern, "skip_stemming": settings.skip_stemming,
+    }))
