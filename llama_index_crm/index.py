@@ -76,6 +76,7 @@ from llama_index_crm.graph.parts import (
 from llama_index_crm.sources import open_source
 from llama_index_crm.sources.base import GraphSource
 from llama_index_crm.storage.manifest import MANIFEST
+from llama_index_crm.storage.names import NAMES_FILE, write_names
 from llama_index_crm.storage.statistics import GraphStatistics
 
 if TYPE_CHECKING:
@@ -177,6 +178,7 @@ class CrmGraphIndex(GraphData):
         )
         write_search_parts(work, doc_ids, vectors, index, bm25, settings, statistics)
         DocMeta.from_documents(docs).write(work / DOC_META, doc_ids)
+        write_names(docstore.triples, work)
         offsets, targets = fr_link_arrays(docstore.triples, pq.read_table(work / FR_EDGES_FILE))
         np.save(work / FR_OFFSETS, offsets)
         np.save(work / FR_TARGETS, targets)
@@ -202,7 +204,7 @@ class CrmGraphIndex(GraphData):
             shutil.rmtree(work)
         work.mkdir(parents=True)
         self.docstore.persist(str(work))
-        for name in (FR_EDGES_FILE, DOC_META, FR_OFFSETS, FR_TARGETS):
+        for name in (FR_EDGES_FILE, DOC_META, FR_OFFSETS, FR_TARGETS, NAMES_FILE):
             shutil.copy2(self.folder / name, work / name)
         write_search_parts(work, self.doc_ids, self.vectors, self.faiss_index, self.bm25,
                             self.bm25_settings, self.statistics)

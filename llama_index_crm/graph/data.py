@@ -41,6 +41,7 @@ from llama_index_crm.ontology import Ontology
 from llama_index_crm.rdf import fold_label
 from llama_index_crm.storage import CrmDocumentStore, TripleStore
 from llama_index_crm.storage.manifest import read_manifest, rebuild_hint
+from llama_index_crm.storage.names import NAMES_FILE, NameRow, read_names
 from llama_index_crm.storage.statistics import GraphStatistics
 
 METADATA_CLASSES = frozenset(
@@ -104,6 +105,7 @@ class GraphData:
         self._doc_names: set[str] | None = None
         self._term_links: dict[str, list[tuple[str, str, list[str]]]] = {}
         """Look-ups of :meth:`term_links` (the pool and the answer ask for the same names)."""
+        self._name_rows: list[NameRow] | None = None
 
     # -- parts ---------------------------------------------------------------------------
     @property
@@ -234,6 +236,12 @@ class GraphData:
         self._term_links[key] = found
         return found
 
+    def name_rows(self) -> list[NameRow]:
+        """Every name of every node (``names.parquet``), read on first use."""
+        if self._name_rows is None:
+            self._name_rows = read_names(self.folder)
+        return self._name_rows
+
     def warm(self) -> None:
         """Load what the first query would otherwise load (triple store, look-up tables)."""
         _ = self.triples
@@ -303,6 +311,8 @@ class GraphData:
             statistics = GraphStatistics.load(path)
             meta = DocMeta.read(path / DOC_META)
             fr_csr = (np.load(path / FR_OFFSETS), np.load(path / FR_TARGETS))
+            if not (path / NAMES_FILE).is_file():
+                raise FileNotFoundError(f"no {NAMES_FILE}")
         except IndexFormatError:
             raise
         except (OSError, ValueError, KeyError, RuntimeError) as exc:

@@ -9,8 +9,10 @@ Pure functions over plain strings, used by every :class:`~.analysis.QueryAnalyze
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
-__all__ = ["CIRCA_YEARS", "MAX_YEAR", "MIN_YEAR", "parse_time_range", "years_of"]
+__all__ = ["CIRCA_YEARS", "MAX_YEAR", "MIN_YEAR", "TimeMatch", "find_time_range",
+           "parse_time_range", "years_of"]
 
 CIRCA_YEARS = 5
 """Half-width of the range for "circa 1765" / "around 1765"."""
@@ -31,9 +33,71 @@ _CENTURY_RE = re.compile(
     r"(?:\b(early|mid|middle|late|first half of|second half of)[\s-]+(?:the\s+)?)?(?:\b"
     + _ORD + r")[\s-]+century(?:\s+(bc|bce|b\.c\.))?")
 _DECADE_RE = re.compile(r"\b(1\d{2}0|20\d0)['’]?s\b")
+_DECADE_WORDS = {w: 10 * (i + 2) for i, w in enumerate(
+    ("twenties", "thirties", "forties", "fifties", "sixties", "seventies", "eighties",
+     "nineties"))}
+_DECADE_WORD_RE = re.compile(
+    r"\b(?:the\s+)?(?:(" + "|".join(_DECADE_WORDS) + r")|['’](\d)0s|(?<![\d'’])(\d)0['’]?s)\b")
+DEFAULT_CENTURY = 1900
+"""Century of a decade named without one ("the eighties"); see :attr:`TimeMatch.guess`."""
 _SINGLE_RE = re.compile(
     r"(?:\b(before|until|till|after|since|circa|around|about|c\.|ca\.)\s+)?(?<![\d.,/-])"
     + _YEAR + r"(?!\w|['’]s|[.,/-]\d)")
+
+
+class TimeMatch(NamedTuple):
+    """A time expression found in a text.
+
+    Attributes:
+        years: inclusive years.
+        start / end: where the expression is in the text.
+        guess: a decade named without its century ("the eighties", "the '80s"): ``years``
+            are in :data:`DEFAULT_CENTURY`, and another century may be meant.
+    """
+
+    years: tuple[int, int]
+    start: int
+    end: int
+    guess: bool = False
+
+
+def find_time_range(text: str) -> TimeMatch | None:
+    """The first time expression of ``text`` and where it is (see :func:`parse_time_range`).
+
+    >>> find_time_range("works of the eighties")
+    TimeMatch(years=(1980, 1989), start=9, end=21, guess=True)
+    >>> find_time_range("made in the '90s").years, find_time_range("in 1765").start
+    ((1990, 1999), 3)
+    """
+    lowered = text.lower()
+    span = _SPAN_RE.search(lowered)
+    if span:
+        if span.group(1):
+            start, start_s, end, end_s = span.group(1, 2, 3, 4)
+            low = int(start)
+            high = int(end) + (_decade_width(int(end)) if end_s else 0)
+        else:
+            low, high = int(span.group(5)), int(span.group(6))
+        return TimeMatch((low, high), span.start(), span.end()) if low <= high else None
+    found: list[TimeMatch] = []
+    for match in _CENTURY_RE.finditer(lowered):
+        number = int(match.group(2)) if match.group(2) else _ORDINALS[match.group(3)]
+        if 0 < number <= 21:
+            found.append(TimeMatch(_century(number, match.group(1), bool(match.group(4))),
+                                   match.start(), match.end()))
+    for match in _DECADE_RE.finditer(lowered):
+        start = int(match.group(1))
+        found.append(TimeMatch((start, start + _decade_width(start)), match.start(),
+                               match.end()))
+    for match in _SINGLE_RE.finditer(lowered):
+        found.append(TimeMatch(_single_year(int(match.group(2)), match.group(1)),
+                               match.start(), match.end()))
+    for match in _DECADE_WORD_RE.finditer(lowered):
+        word, digit = match.group(1), match.group(2) or match.group(3)
+        decade = _DECADE_WORDS[word] if word else int(digit) * 10
+        found.append(TimeMatch((DEFAULT_CENTURY + decade, DEFAULT_CENTURY + decade + 9),
+                               match.start(), match.end(), guess=True))
+    return min(found, key=lambda m: m.start) if found else None
 
 
 def parse_time_range(text: str) -> tuple[int, int] | None:
@@ -52,27 +116,8 @@ def parse_time_range(text: str) -> tuple[int, int] | None:
     >>> parse_time_range("before 1800"), parse_time_range("in 1765"), parse_time_range("no")
     ((-9999, 1799), (1765, 1765), None)
     """
-    lowered = text.lower()
-    span = _SPAN_RE.search(lowered)
-    if span:
-        if span.group(1):
-            start, start_s, end, end_s = span.group(1, 2, 3, 4)
-            low = int(start)
-            high = int(end) + (_decade_width(int(end)) if end_s else 0)
-        else:
-            low, high = int(span.group(5)), int(span.group(6))
-        return (low, high) if low <= high else None
-    found: list[tuple[int, tuple[int, int]]] = []
-    for match in _CENTURY_RE.finditer(lowered):
-        number = int(match.group(2)) if match.group(2) else _ORDINALS[match.group(3)]
-        if 0 < number <= 21:
-            found.append((match.start(), _century(number, match.group(1), bool(match.group(4)))))
-    for match in _DECADE_RE.finditer(lowered):
-        start = int(match.group(1))
-        found.append((match.start(), (start, start + _decade_width(start))))
-    for match in _SINGLE_RE.finditer(lowered):
-        found.append((match.start(), _single_year(int(match.group(2)), match.group(1))))
-    return min(found)[1] if found else None
+    found = find_time_range(text)
+    return found.years if found else None
 
 
 def _decade_width(start: int) -> int:

@@ -279,6 +279,14 @@ class TripleStore:
         """The string (encoded, for a literal) of a term id."""
         return self._terms.term(term_id)
 
+    def take(self, ids: np.ndarray | Sequence[int]) -> list[str]:
+        """The strings of several term ids, in order."""
+        return self._terms.take(ids)
+
+    def starts_with(self, prefix: str) -> np.ndarray:
+        """Boolean per term id: whether the term starts with ``prefix`` (vectorised)."""
+        return pc.starts_with(self._terms.array, prefix).to_numpy(zero_copy_only=False)
+
     def out_ids(self, term_id: int) -> tuple[np.ndarray, np.ndarray]:
         """``(p_ids, o_ids)`` of the triples whose subject is ``term_id`` (numpy views)."""
         start, end = self._out_offsets[term_id], self._out_offsets[term_id + 1]
@@ -293,6 +301,26 @@ class TripleStore:
         """Sorted distinct ids of the nodes linked to ``term_id`` either way (no literals)."""
         ids = np.unique(np.concatenate([self.out_ids(term_id)[1], self.in_ids(term_id)[1]]))
         return ids[~self._terms.is_literal[ids] & (ids != term_id)]
+
+    @property
+    def out_offsets(self) -> np.ndarray:
+        """CSR offsets into :attr:`s_ids` / :attr:`p_ids` / :attr:`o_ids` per subject id."""
+        return self._out_offsets
+
+    @property
+    def in_offsets(self) -> np.ndarray:
+        """CSR offsets into :attr:`in_p` / :attr:`in_s` per object id."""
+        return self._in_offsets
+
+    @property
+    def in_p(self) -> np.ndarray:
+        """Predicate ids sorted by object (see :attr:`in_offsets`)."""
+        return self._in_p
+
+    @property
+    def in_s(self) -> np.ndarray:
+        """Subject ids sorted by object (see :attr:`in_offsets`)."""
+        return self._in_s
 
     @property
     def is_literal(self) -> np.ndarray:

@@ -1,0 +1,240 @@
+"""``ExactAnswerer``: question → plan → complete result → sentence, with a status.
+
+======================  ===============================================================
+status                  meaning
+======================  ===============================================================
+``answered``            the question was compiled and executed over the whole graph
+``not_found``           a name in it links to no node of the kind asked ("No artist named
+                        Gainsborough in this graph; closest names: …")
+``ambiguous``           a name links to several nodes equally well: the candidates are
+                        returned so that a chat can ask back
+``retrieval_only``      no plan covers the question: the retrieval answer is used, and
+                        says so
+======================  ===============================================================
+
+One answerer is kept per loaded index (:func:`answerer_for`); building it reads the name
+table once.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+
+from llama_index_crm.exact.execute import ExactResult, Executor
+from llama_index_crm.exact.linking import Candidate, NameIndex
+from llama_index_crm.exact.parse import Missing, Parsed, RulePlanner, Unresolved
+from llama_index_crm.exact.plan import Anchor, ExactPlan
+from llama_index_crm.exact.relations import RelationLexicon
+from llama_index_crm.exact.render import describe_plan, evidence_lines, render
+from llama_index_crm.exact.sparql import plan_sparql
+
+if TYPE_CHECKING:
+    from llama_index_crm.graph.data import GraphData
+
+__all__ = ["ExactAnswer", "ExactAnswerer", "Status", "answerer_for"]
+
+Status = Literal["answered", "not_found", "ambiguous", "retrieval_only"]
+MAX_HISTORY = 3
+"""Earlier turns searched for what a pronoun points back to."""
+MAX_ITEMS = 200
+"""Members returned with their evidence in :attr:`ExactAnswer.items` (the total is exact)."""
+LOOSE_MATCHES = frozenset({"misspelling", "surname", "short name", "partial"})
+"""Links an answer states ("reading “whistlr” as James McNeill Whistler")."""
+CATEGORY_NOUNS = {"Actor": "artist or other actor", "Thing": "work or object",
+                  "Place": "place", "Event": "event", "Concept": "term"}
+
+
+@dataclass(slots=True)
+class ExactAnswer:
+    """One question answered from the graph, or why it could not be.
+
+    Attributes:
+        status: see the module table.
+        text: the sentence a person reads.
+        count: the number of members (count questions; 0 for an absent name).
+        items: members with their values and evidence (up to :data:`MAX_ITEMS`).
+        total: members in the complete set.
+        plan: the executed plan.
+        plan_text: the plan as a readable FR path.
+        sparql: the equivalent SPARQL query (run it on your endpoint).
+        evidence: witness paths of the first members.
+        candidates: the candidates of an ambiguous name.
+        missing: names that link to nothing.
+    """
+
+    status: Status
+    text: str
+    count: int | None = None
+    items: list[dict[str, Any]] = field(default_factory=list)
+    total: int = 0
+    plan: ExactPlan | None = None
+    plan_text: str = ""
+    sparql: str = ""
+    evidence: list[str] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
+    missing: list[Missing] = field(default_factory=list)
+    result: ExactResult | None = None
+
+    def context_block(self) -> str:
+        """The exact result as the first block of an LLM's context."""
+        if self.status == "retrieval_only":
+            return ""
+        lines = [f"Exact answer computed over the whole graph ({self.status}): {self.text}"]
+        if self.plan_text:
+            lines.append("How it was computed:\n" + self.plan_text)
+        if self.evidence:
+            lines.append("Evidence:\n" + "\n".join(f"- {e}" for e in self.evidence))
+        return "\n".join(lines)
+
+
+class ExactAnswerer:
+    """Answers questions exactly over one loaded index.
+
+    Args:
+        data: the loaded index (its triple store and name table are read).
+        lexicon: the relations (default: ``config/exact/relations.json``).
+    """
+
+    def __init__(self, data: GraphData, lexicon: RelationLexicon | None = None) -> None:
+        self.data = data
+        self.lexicon = lexicon or RelationLexicon.default()
+        self.executor = Executor(data.triples, data.ontology, self.lexicon)
+        self.names = NameIndex(data.name_rows())
+        type_nouns = {label: category for label, category in data.type_labels()}
+        self.planner = RulePlanner(self.names, self.lexicon, type_nouns, trial=self._trial,
+                                   present=self.executor.relation_present)
+        self._lock = threading.Lock()
+
+    def _trial(self, relation: str, other: str | None, inverse: bool,
+               candidate: Candidate) -> bool:
+        """Whether linking ``candidate`` through ``relation`` finds anything."""
+        node = self.executor.node_id(candidate.node)
+        if node is None:
+            return False
+        walk = self.executor.walker.walk(self.lexicon[relation],
+                                         np.asarray([node], dtype=np.int64),
+                                         reverse=not inverse, closure=not inverse)
+        return bool(len(walk))
+
+    # -- entry points ----------------------------------------------------------------------
+    def parse(self, question: str,
+              history: Sequence[tuple[str, str]] = ()) -> Parsed:
+        """The planner's reading of ``question`` in its conversation."""
+        return self.planner.parse(question, self._focus(history))
+
+    def answer(self, question: str, history: Sequence[tuple[str, str]] = (),
+               plan: ExactPlan | None = None) -> ExactAnswer:
+        """Answer ``question`` (``history``: earlier (question, answer) turns).
+
+        Args:
+            question: the question.
+            history: earlier turns, oldest first.
+            plan: a plan made elsewhere (the LLM planner); the rules are skipped.
+        """
+        with self._lock:
+            if plan is None:
+                parsed = self.parse(question, history)
+                if parsed.missing:
+                    return self._not_found(parsed.missing)
+                if parsed.ambiguous:
+                    return self._ambiguous(parsed.ambiguous)
+                if parsed.plan is None:
+                    return ExactAnswer("retrieval_only", "", plan_text=parsed.reason)
+                plan = parsed.plan
+            return self.execute(plan)
+
+    def execute(self, plan: ExactPlan) -> ExactAnswer:
+        """Run a plan and render its answer."""
+        result = self.executor.run(plan)
+        text = render(result, self.executor)
+        readings = [f"reading “{a.text}” as {a.label}" for a in plan.anchors
+                    if a.how in LOOSE_MATCHES]
+        readings += [f"“{a.text}” names {len(a.nodes)} {a.category.lower()}s here, all taken "
+                     f"together" for a in plan.anchors if a.also]
+        if readings:
+            text = f"{text} ({'; '.join(readings)})"
+        count = result.total if plan.operation == "count" else None
+        items = [self._item(it) for it in result.items[:MAX_ITEMS]]
+        return ExactAnswer(
+            "answered", text, count, items, result.total, result.plan,
+            describe_plan(result.plan, self.lexicon),
+            plan_sparql(result.plan, self.executor), evidence_lines(result, self.executor),
+            result=result)
+
+    # -- pieces ----------------------------------------------------------------------------
+    def _item(self, item: Any) -> dict[str, Any]:
+        store = self.executor.store
+        triples = list(item.evidence) + [t for v in item.values for t in v.evidence]
+        return {
+            "uri": item.uri, "label": item.label, "category": item.category,
+            "count": item.count,
+            "values": [{"relation": v.relation, "text": v.text, "years": v.years,
+                        "node": v.node} for v in item.values],
+            "evidence": [(store.term(s), store.term(p), store.term(o)) for s, p, o in
+                         dict.fromkeys(triples)],
+        }
+
+    def _not_found(self, missing: Sequence[Missing]) -> ExactAnswer:
+        parts = []
+        for m in missing:
+            kinds = " or ".join(CATEGORY_NOUNS.get(c, c.lower()) for c in m.expected) or \
+                "node"
+            text = f"No {kinds} named “{m.text}” in this graph"
+            if m.elsewhere:
+                other = m.elsewhere[0]
+                kind = CATEGORY_NOUNS.get(other.category, other.category.lower())
+                how = "is only that of" if other.how != "partial" else "appears only in " \
+                    "the name of"
+                text += f" (the name {how} a {kind}: “{other.name}”)"
+            if m.closest:
+                text += "; closest names: " + ", ".join(m.closest)
+            parts.append(text + ".")
+        return ExactAnswer("not_found", " ".join(parts), 0, missing=list(missing))
+
+    def _ambiguous(self, unresolved: Sequence[Unresolved]) -> ExactAnswer:
+        u = unresolved[0]
+        options = []
+        for c in u.candidates[:8]:
+            node = self.executor.node_id(c.node)
+            label = self.executor.label(node) if node is not None else c.name
+            options.append(f"{label} ({c.category.lower()}, <{c.node}>)")
+        more = f" and {len(u.candidates) - 8} more" if len(u.candidates) > 8 else ""
+        text = (f"“{u.text}” names {len(u.candidates)} nodes equally well: "
+                f"{'; '.join(options)}{more}. Which one do you mean?")
+        return ExactAnswer("ambiguous", text, candidates=list(u.candidates))
+
+    def _focus(self, history: Sequence[tuple[str, str]]) -> list[Anchor]:
+        """What the previous turn was about: its answer's members (a few), its names."""
+        if not history:
+            return []
+        question = history[-1][0]
+        parsed = self.planner.parse(question, self._focus(history[-MAX_HISTORY:-1]))
+        if parsed.plan is None:
+            return []
+        anchors = parsed.plan.anchors
+        found: list[Anchor] = []
+        result = self.executor.run(parsed.plan)
+        if parsed.plan.operation not in {"value", "describe"} and 0 < len(result.items) <= 3:
+            found += [Anchor(it.label, it.uri, it.label, it.category or "") for it in
+                      result.items]
+        return found + anchors
+
+
+_ANSWERERS: weakref.WeakKeyDictionary[Any, ExactAnswerer] = weakref.WeakKeyDictionary()
+_ANSWERERS_LOCK = threading.Lock()
+
+
+def answerer_for(data: GraphData) -> ExactAnswerer:
+    """The answerer of a loaded index (built on first use, then kept with the index)."""
+    with _ANSWERERS_LOCK:
+        found = _ANSWERERS.get(data)
+        if found is None:
+            found = ExactAnswerer(data)
+            _ANSWERERS[data] = found
+        return found

@@ -1,0 +1,622 @@
+"""Plans executed over the whole graph: complete sets, counts, rankings and their evidence.
+
+:class:`Executor` resolves each variable of an :class:`~.plan.ExactPlan` to the complete set
+of nodes that satisfy its links and filters (walking relations from anchors or from other
+variables' sets with :class:`~.relations.RelationWalker`), then applies the operation. Every
+member keeps the triples that justify it (one witness per constraint), so an answer can cite
+them. Nothing is read from retrieved documents: a count is the size of a set computed over
+the triple store.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from llama_index_crm.exact.paths import PathEngine, Walk
+from llama_index_crm.exact.plan import Anchor, ExactPlan, Link, ValueFilter, Variable
+from llama_index_crm.exact.relations import Relation, RelationLexicon, RelationWalker
+from llama_index_crm.exact.values import GraphValues
+from llama_index_crm.ontology import CATEGORIES, Ontology
+from llama_index_crm.query.conversation import word_set
+from llama_index_crm.rdf import RDF_VALUE
+from llama_index_crm.storage.names import fold_name
+from llama_index_crm.storage.triples import TripleStore
+
+__all__ = ["ExactResult", "Executor", "Group", "Item", "Value"]
+
+TripleIds = tuple[int, int, int]
+NON_WORK_CLASSES = ("E33_Linguistic_Object", "E36_Visual_Item", "E41_Appellation",
+                    "E73_Information_Object", "E30_Right", "E54_Dimension")
+"""Things that describe other things (statements, images, names, records): not what a
+question about "works" counts, unless they are also physical things."""
+PHYSICAL_CLASS = "E18_Physical_Thing"
+PERSON_CLASS = "E21_Person"
+GROUP_CLASS = "E74_Group"
+MAKER_NOUNS = word_set("""
+artist artists maker makers creator creators painter painters photographer photographers
+sculptor sculptors engraver engravers printmaker printmakers architect architects author
+authors designer designers illustrator illustrators draughtsman draftsman etcher etchers
+printer printers builder builders founder founders""")
+"""Actor nouns that mean "someone who made something"."""
+PERSON_NOUNS = word_set("""
+person persons people man men woman women individual individuals sitter sitters""")
+GROUP_NOUNS = word_set("""
+group groups nationality nationalities organisation organisations organization
+organizations institution institutions""")
+INCH_CM = 2.54
+DECADE_CENTURIES = range(1000, 2100, 100)
+"""Centuries tried for a decade named without one ("the eighties")."""
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+@dataclass(slots=True)
+class Value:
+    """One value of an attribute of a member.
+
+    Attributes:
+        text: how to show it (a name, a text, a date label).
+        node: the value node's IRI (None for a literal).
+        years: (begin, end) of a time value.
+        number: a numeric value (a dimension in centimetres).
+        evidence: the triples from the member to the value.
+        event: the event the value came through ("Production of X"), if any.
+        relation: the relation the value was read through.
+    """
+
+    text: str
+    node: str | None = None
+    years: tuple[int, int] | None = None
+    number: float | None = None
+    evidence: list[TripleIds] = field(default_factory=list)
+    event: str | None = None
+    relation: str = ""
+
+
+@dataclass(slots=True)
+class Item:
+    """A member of the answer set.
+
+    Attributes:
+        node: term id; ``uri`` and ``label`` name it.
+        evidence: triples that justify its membership.
+        values: attribute values (value questions, rankings).
+        count: linked members counted (superlative by count, groups).
+    """
+
+    node: int
+    uri: str
+    label: str
+    category: str | None
+    evidence: list[TripleIds] = field(default_factory=list)
+    values: list[Value] = field(default_factory=list)
+    count: int | None = None
+
+
+@dataclass(slots=True)
+class Group:
+    """Members sharing one value of ``group_by``."""
+
+    key: str
+    items: list[Item]
+
+
+@dataclass(slots=True)
+class ExactResult:
+    """What a plan gave.
+
+    Attributes:
+        plan: the plan as executed (a decade read in another century shows here).
+        items: the complete answer set (ranked for superlatives, else by label).
+        total: members before a superlative's cut.
+        groups: for ``group``.
+        missing_relations: relations of the plan the graph holds no triple for.
+        notes: how the question was read where it was not literal.
+    """
+
+    plan: ExactPlan
+    items: list[Item]
+    total: int
+    groups: list[Group] = field(default_factory=list)
+    missing_relations: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+Members = dict[int, list[TripleIds]]
+
+
+class Executor:
+    """Runs plans over one graph.
+
+    Args:
+        store: the triple store.
+        ontology: the CRM vocabulary.
+        lexicon: the relations.
+    """
+
+    def __init__(self, store: TripleStore, ontology: Ontology | None = None,
+                 lexicon: RelationLexicon | None = None) -> None:
+        self.store = store
+        self.ontology = ontology or Ontology.default()
+        self.lexicon = lexicon or RelationLexicon.default()
+        self.engine = PathEngine(store, self.ontology)
+        self.walker = RelationWalker(self.engine)
+        self.values = GraphValues(store, self.ontology)
+        self._present: dict[str, bool] = {}
+        self._type_words: dict[int, frozenset[str]] = {}
+        self._has_type = self.lexicon.get("has-type")
+
+    # -- public ----------------------------------------------------------------------------
+    def run(self, plan: ExactPlan) -> ExactResult:
+        """Execute ``plan``; a decade named without its century is tried in others."""
+        result = self._run(plan)
+        if result.total == 0:
+            guess = self._decade_guess(plan)
+            if guess is not None:
+                return guess
+            result.missing_relations = [r for r in self._relations(plan)
+                                        if not self.relation_present(r)]
+        return result
+
+    def relation_present(self, relation_id: str) -> bool:
+        """Whether the graph holds any instance of a relation (cached)."""
+        found = self._present.get(relation_id)
+        if found is None:
+            relation = self.lexicon[relation_id]
+            path = self.walker.compiled(relation)
+            if path.empty:
+                found = False
+            else:
+                starts = self.members_of_category(relation.domain)
+                found = bool(len(self.walker.walk(relation, starts)))
+            self._present[relation_id] = found
+        return found
+
+    def members_of_category(self, category: str | None) -> np.ndarray:
+        """Term ids of every node of a category (every non-literal node for None/Any)."""
+        codes = self.values.categories
+        if category in CATEGORIES:
+            return np.flatnonzero(codes == CATEGORIES.index(str(category)))
+        return np.flatnonzero(codes >= 0)
+
+    def uri(self, node: int) -> str:
+        """The IRI of a term id."""
+        return self.store.term(node)
+
+    def node_id(self, uri: str) -> int | None:
+        """The term id of an IRI."""
+        return self.store.id_of(uri)
+
+    def label(self, node: int) -> str:
+        """The name to show for a node."""
+        return self.values.label(node)
+
+    # -- execution -------------------------------------------------------------------------
+    def _run(self, plan: ExactPlan) -> ExactResult:
+        members = self._resolve(plan, 0, {})
+        items = [self._item(node, evidence) for node, evidence in members.items()]
+        items.sort(key=lambda it: (fold_name(it.label), it.uri))
+        result = ExactResult(plan, items, len(items))
+        if plan.operation in {"value", "describe"} and plan.attributes:
+            for name in plan.attributes:
+                self._attach(items, self.lexicon[name], plan.hints)
+        elif plan.operation == "superlative":
+            self._rank(plan, result)
+        elif plan.operation == "group" and plan.group_by:
+            result.groups = self._group(items, plan.group_by)
+        return result
+
+    def _relations(self, plan: ExactPlan) -> list[str]:
+        found = [link.relation for var in plan.variables for link in var.links]
+        found += [f.relation for var in plan.variables for f in var.filters]
+        for name in (*plan.attributes, plan.order_by, (plan.group_by or "").split(":")[0]):
+            if name and name in self.lexicon:
+                found.append(name)
+        return list(dict.fromkeys(found))
+
+    def _item(self, node: int, evidence: list[TripleIds]) -> Item:
+        return Item(node, self.uri(node), self.label(node), self.values.category(node),
+                    evidence)
+
+    def _resolve(self, plan: ExactPlan, index: int, skip: dict[int, Link | None]) -> Members:
+        """The members of variable ``index`` with their evidence (links in ``skip`` are
+        left out: a superlative counts through them)."""
+        var = plan.variables[index]
+        sets: list[Members] = []
+        if var.anchor is not None:
+            sets.append({n: [] for n in self._anchor_ids(var.anchor)})
+        for link in var.links:
+            if skip.get(index) is link:
+                continue
+            dated = [f for f in var.filters if f.through == link.relation and f.years]
+            sets.append(self._link(plan, link, skip, dated))
+        if not sets:
+            sets.append({int(n): [] for n in self._base(var)})
+        members = sets[0]
+        for other in sets[1:]:
+            members = {n: members[n] + ev for n, ev in other.items() if n in members}
+        members = self._filter(var, members)
+        return members
+
+    def _base(self, var: Variable) -> np.ndarray:
+        nodes = self.members_of_category(var.category)
+        noun = (var.noun or "").lower()
+        if var.category == "Actor" and noun in MAKER_NOUNS:
+            maker = self.lexicon["created-by"]
+            walk = self.walker.walk(maker, self.members_of_category(maker.domain))
+            nodes = np.intersect1d(nodes, np.unique(walk.node))
+        return nodes
+
+    def _anchor_ids(self, anchor: Anchor) -> list[int]:
+        return [n for n in (self.node_id(u) for u in anchor.nodes) if n is not None]
+
+    def _link(self, plan: ExactPlan, link: Link, skip: dict[int, Link | None],
+              dated: Sequence[ValueFilter] = ()) -> Members:
+        relation = self.lexicon[link.relation]
+        if isinstance(link.target, Anchor):
+            targets: Members = {n: [] for n in self._anchor_ids(link.target)}
+        else:
+            targets = self._resolve(plan, link.target, skip)
+        if not targets:
+            return {}
+        ids = np.fromiter(targets, dtype=np.int64, count=len(targets))
+        if link.inverse:  # target —relation→ variable
+            walk = self.walker.walk(relation, ids)
+        else:  # variable —relation→ target
+            walk = self.walker.walk(relation, ids, reverse=True,
+                                    closure=isinstance(link.target, Anchor))
+        rows = self._hinted(walk, link.hints)
+        for condition in dated:
+            rows = self._dated(walk, rows, condition)
+        found: Members = {}
+        witnesses = walk.witnesses(rows)
+        for row, witness in zip(rows, witnesses, strict=True):
+            node = int(walk.node[row])
+            if node not in found:
+                found[node] = witness + targets[int(ids[walk.start[row]])]
+        return found
+
+    def _dated(self, walk: Walk, rows: list[int], condition: ValueFilter) -> list[int]:
+        """Rows whose path goes through an event dated within ``condition.years``."""
+        assert condition.years is not None
+        low, high = condition.years
+        inner = self._inner(walk, rows)
+        events = np.asarray(sorted(set().union(*inner)) if inner else [], dtype=np.int64)
+        spans = self.walker.walk(self.lexicon["event-date"], events) if len(events) else None
+        ok: set[int] = set()
+        if spans is not None:
+            for start, span in zip(spans.start.tolist(), spans.node.tolist(), strict=True):
+                years = self.values.span_years(int(span))
+                if years is not None and years[0] >= low and years[1] <= high:
+                    ok.add(int(events[start]))
+        return [r for r, nodes in zip(rows, inner, strict=True) if nodes & ok]
+
+    def _hinted(self, walk: Walk, hints: Sequence[str]) -> list[int]:
+        """Rows of a walk, only those through an event typed with a hint word when any is."""
+        rows = list(range(len(walk)))
+        if not hints or not rows:
+            return rows
+        wanted = {fold_name(h) for h in hints}
+        kept = []
+        inner = self._inner(walk, rows)
+        self._load_type_text(set().union(*inner))
+        for row, nodes in zip(rows, inner, strict=True):
+            if any(self._hint_text(n) & wanted for n in nodes):
+                kept.append(row)
+        return kept or rows
+
+    @staticmethod
+    def _inner(walk: Walk, rows: list[int]) -> list[set[int]]:
+        """Per row, the nodes its path went through (its start and end left out)."""
+        return [{n for t in witness for n in (t[0], t[2])} - {walk.origin(row),
+                                                              int(walk.node[row])}
+                for row, witness in zip(rows, walk.witnesses(rows), strict=True)]
+
+    def _type_text(self, node: int) -> frozenset[str]:
+        """Folded labels of a node's types, and their words."""
+        found = self._type_words.get(node)
+        if found is None:
+            self._load_type_text([node])
+            found = self._type_words[node]
+        return found
+
+    def _hint_text(self, node: int) -> frozenset[str]:
+        """:meth:`_type_text` and the node's own label: an event is singled out by its type
+        ("wall-painting campaign") or its name ("Wall paintings of …")."""
+        folded = fold_name(self.store.label_of(node) or "")
+        return self._type_text(node) | {folded, *folded.split()}
+
+    def _load_type_text(self, nodes: Iterable[int]) -> None:
+        """:meth:`_type_text` of many nodes with one walk."""
+        todo = np.asarray([n for n in nodes if n not in self._type_words], dtype=np.int64)
+        if not len(todo):
+            return
+        labels: dict[int, list[str]] = {int(n): [] for n in todo}
+        if self._has_type is not None:
+            walk = self.walker.walk(self._has_type, todo)
+            for start, type_node in zip(walk.start.tolist(), walk.node.tolist(), strict=True):
+                labels[int(todo[start])].append(self.store.label_of(type_node) or "")
+        for node, texts in labels.items():
+            words: set[str] = set()
+            for text in texts:
+                folded = fold_name(text)
+                words.add(folded)
+                words.update(folded.split())
+            self._type_words[node] = frozenset(words)
+
+    def _filter(self, var: Variable, members: Members) -> Members:
+        if not members:
+            return members
+        nodes = np.fromiter(members, dtype=np.int64, count=len(members))
+        keep = np.ones(len(nodes), dtype=bool)
+        if var.category is not None and var.anchor is None:
+            codes = self.values.categories[nodes]
+            keep &= codes == CATEGORIES.index(var.category) if var.category in CATEGORIES \
+                else codes >= 0
+        if var.category == "Thing" and var.anchor is None:
+            keep &= self._works(nodes)
+        noun = (var.noun or "").lower()
+        if noun in PERSON_NOUNS:
+            keep &= self.engine.has_class(nodes, self.engine.class_ids(PERSON_CLASS))
+        if noun in GROUP_NOUNS:
+            keep &= self.engine.has_class(nodes, self.engine.class_ids(GROUP_CLASS))
+        excluded = set(self.engine.ids(list(var.exclude)).tolist())
+        members = {n: members[n] for n, k in zip(nodes.tolist(), keep.tolist(), strict=True)
+                   if k and n not in excluded}
+        if var.types:
+            self._load_type_text(members)
+            members = {n: ev for n, ev in members.items() if self._typed(n, var.types)}
+        for condition in var.filters:
+            if condition.through is None or not any(
+                    link.relation == condition.through for link in var.links):
+                members = self._value_filter(members, condition)
+        return members
+
+    def _works(self, nodes: np.ndarray) -> np.ndarray:
+        """Boolean per Thing: not only a statement, image, name or record of another."""
+        engine = self.engine
+        meta = np.zeros(len(nodes), dtype=bool)
+        for cls in NON_WORK_CLASSES:
+            meta |= engine.has_class(nodes, engine.class_ids(cls))
+        physical = engine.has_class(nodes, engine.class_ids(PHYSICAL_CLASS))
+        return ~meta | physical
+
+    def _typed(self, node: int, types: Sequence[str]) -> bool:
+        words = self._type_words.get(node) or self._type_text(node)
+        for word in types:
+            folded = fold_name(word)
+            if folded in words or any(w.endswith(" " + folded) for w in words):
+                return True
+        return False
+
+    def _value_filter(self, members: Members, condition: ValueFilter) -> Members:
+        relation = self.lexicon[condition.relation]
+        ids = np.fromiter(members, dtype=np.int64, count=len(members))
+        walk = self.walker.walk(relation, ids)
+        kept: Members = {}
+        wanted = fold_name(condition.contains) if condition.contains else None
+        for row, witness in zip(range(len(walk)), walk.witnesses(range(len(walk))),
+                                strict=True):
+            member = int(ids[walk.start[row]])
+            if member in kept:
+                continue
+            value = int(walk.node[row])
+            if condition.years is not None:
+                span = self.values.span_years(value)
+                low, high = condition.years
+                if span is None or not (span[0] >= low and span[1] <= high):
+                    continue
+            if wanted is not None:
+                text = fold_name(self.values.text(value) or self.label(value))
+                if f" {wanted} " not in f" {text} ":
+                    continue
+            kept[member] = members[member] + witness
+        return kept
+
+    # -- values ----------------------------------------------------------------------------
+    def values_of(self, nodes: Sequence[int], relation: Relation,
+                  hints: Sequence[str] = ()) -> dict[int, list[Value]]:
+        """The values ``relation`` gives each node, with evidence."""
+        ids = np.asarray(nodes, dtype=np.int64)
+        walk = self.walker.walk(relation, ids)
+        rows = self._hinted(walk, hints)
+        out: dict[int, list[Value]] = {int(n): [] for n in ids}
+        for row, witness in zip(rows, walk.witnesses(rows), strict=True):
+            member = int(ids[walk.start[row]])
+            value = self._value(relation, int(walk.node[row]), witness)
+            value.relation = relation.id
+            out[member].append(value)
+        for member, found in out.items():
+            unique = {(v.text, v.years): v for v in found}
+            out[member] = sorted(unique.values(), key=lambda v: (v.years or (0, 0), v.text))
+        return out
+
+    def _value(self, relation: Relation, node: int, witness: list[TripleIds]) -> Value:
+        event = None
+        if len(witness) > 1:  # the node the path went through first (a production)
+            first = witness[0]
+            event = self.label(first[2] if first[0] != witness[-1][2] else first[0])
+        uri = None if self.store.is_literal[node] else self.uri(node)
+        if relation.value == "time":
+            span = self.values.span_years(node)
+            label = self.store.label_of(node) or ""
+            text = label if label and not label.endswith("(unlabelled)") else _years_text(span)
+            if span is not None and not any(ch.isdigit() for ch in text):
+                text = f"{text} ({_years_text(span)})"
+            return Value(text, uri, span, None, witness, event)
+        if relation.value == "text":
+            return Value(self.values.text(node) or self.label(node), uri, None, None, witness,
+                         event)
+        if relation.value == "dimension":
+            return self._dimension(node, uri, witness)
+        return Value(self.label(node), uri, None, None, witness, event)
+
+    def _dimension(self, node: int, uri: str | None, witness: list[TripleIds]) -> Value:
+        out_p, out_o = self.store.out_ids(node)
+        number = None
+        unit = ""
+        kind = ""
+        for p, o in zip(self.store.take(out_p), out_o.tolist(), strict=True):
+            name = self.ontology.canonical(p) or p
+            if name == "P90_has_value" or p == RDF_VALUE:
+                match = _NUMBER.search(self.values.label(o))
+                number = float(match.group()) if match else None
+            elif name == "P91_has_unit":
+                unit = self.label(o)
+            elif name == "P2_has_type":
+                kind = self.label(o)
+        if number is not None and "inch" in unit.lower():
+            number, unit = number * INCH_CM, "cm"
+        unit = unit.replace("(unlabelled)", "").strip()
+        text = " ".join(x for x in (kind.replace("(unlabelled)", "").strip(),
+                                    f"{number:g}" if number is not None else "", unit) if x)
+        return Value(text or self.label(node), uri, None, number, witness)
+
+    def _attach(self, items: list[Item], relation: Relation, hints: Sequence[str]) -> None:
+        found = self.values_of([it.node for it in items], relation, hints)
+        for item in items:
+            item.values = item.values + found.get(item.node, [])
+
+    # -- operations ------------------------------------------------------------------------
+    def _rank(self, plan: ExactPlan, result: ExactResult) -> None:
+        items = result.items
+        limit = plan.limit or 1
+        if plan.order_by == "count":
+            self._count_linked(plan, items)
+            ranked = [it for it in items if it.count]
+            key = [float(it.count or 0) for it in ranked]
+        else:
+            relation = self.lexicon[plan.order_by or "creation-date"]
+            self._attach(items, relation, plan.hints)
+            ranked = [it for it in items if _measure(it, relation, plan.descending) is not None]
+            key = [_measure(it, relation, plan.descending) or 0.0 for it in ranked]
+        if not ranked:
+            result.items = []
+            return
+        order = sorted(range(len(ranked)), key=lambda i: (-key[i] if plan.descending else key[i],
+                                                          fold_name(ranked[i].label)))
+        cut = key[order[min(limit, len(order)) - 1]]
+        keep = [i for i in order if (key[i] >= cut if plan.descending else key[i] <= cut)]
+        result.items = [ranked[i] for i in keep]
+
+    def _count_linked(self, plan: ExactPlan, items: list[Item]) -> None:
+        """For each member of variable 0, the members of variable 1 linked to it."""
+        other = next((i for i, v in enumerate(plan.variables) if i and any(
+            link.target == 0 for link in v.links)), None)
+        if other is None:
+            return
+        var = plan.variables[other]
+        link = next(link for link in var.links if link.target == 0)
+        allowed = self._resolve(plan, other, {other: link})
+        relation = self.lexicon[link.relation]
+        ids = np.asarray([it.node for it in items], dtype=np.int64)
+        walk = self.walker.walk(relation, ids, reverse=not link.inverse)
+        counts: dict[int, set[int]] = {}
+        evidence: dict[int, list[TripleIds]] = {}
+        for row in range(len(walk)):
+            node = int(walk.node[row])
+            if node in allowed:
+                member = int(ids[walk.start[row]])
+                counts.setdefault(member, set()).add(node)
+                if member not in evidence:
+                    evidence[member] = walk.witness(row)
+        for item in items:
+            item.count = len(counts.get(item.node, ()))
+            item.evidence = item.evidence + evidence.get(item.node, [])
+
+    def _group(self, items: list[Item], group_by: str) -> list[Group]:
+        name, _, unit = group_by.partition(":")
+        relation = self.lexicon[name]
+        found = self.values_of([it.node for it in items], relation)
+        groups: dict[str, list[Item]] = {}
+        for item in items:
+            keys = {_group_key(v, unit) for v in found.get(item.node, [])} - {None}
+            for key in keys or {"(not recorded)"}:
+                groups.setdefault(str(key), []).append(item)
+        ordered = sorted(groups.items(), key=lambda kv: (
+            (kv[0] == "(not recorded)", kv[0]) if unit else (-len(kv[1]), kv[0])))
+        return [Group(k, v) for k, v in ordered]
+
+    def _decade_guess(self, plan: ExactPlan) -> ExactResult | None:
+        """A decade named without its century, read in the century where data is."""
+        for v, var in enumerate(plan.variables):
+            for f, condition in enumerate(var.filters):
+                if not condition.decade_guess or condition.years is None:
+                    continue
+                decade = condition.years[0] % 100
+                best: ExactResult | None = None
+                for century in DECADE_CENTURIES:
+                    years = (century + decade, century + decade + 9)
+                    if years == condition.years:
+                        continue
+                    filters = list(var.filters)
+                    filters[f] = replace(condition, years=years, decade_guess=False)
+                    variables = list(plan.variables)
+                    variables[v] = replace(var, filters=tuple(filters))
+                    trial = self._run(replace(plan, variables=tuple(variables)))
+                    if trial.total and (best is None or trial.total > best.total):
+                        best = trial
+                if best is not None:
+                    found = next(x.years for x in best.plan.variables[v].filters
+                                 if x.relation == condition.relation)
+                    if found is not None:
+                        best.notes.append(f"read as the {found[0]}s, where this graph has "
+                                          "dates")
+                    return best
+        return None
+
+
+def _years_text(span: tuple[int, int] | None) -> str:
+    if span is None:
+        return "undated"
+    return str(span[0]) if span[0] == span[1] else f"{span[0]}–{span[1]}"
+
+
+def _measure(item: Item, relation: Relation, descending: bool) -> float | None:
+    """The number an item ranks by: its earliest begin (or latest end) year, or its
+    largest dimension product."""
+    if relation.value == "time":  # by the year it began: a wide "undated" range never wins
+        spans = [v.years for v in item.values if v.years]
+        if not spans:
+            return None
+        return float(max(s[0] for s in spans) if descending else min(s[0] for s in spans))
+    numbers = [v.number for v in item.values if v.number is not None]
+    if not numbers:
+        return None
+    top = sorted(numbers, reverse=True)[:2]
+    return float(math.prod(top))
+
+
+def _group_key(value: Value, unit: str) -> str | None:
+    if not unit:
+        return value.text
+    if value.years is None:
+        return None
+    year = value.years[0]
+    if unit == "decade":
+        return f"{year - year % 10}s"
+    if unit == "century":
+        century = (year - 1) // 100 + 1
+        return f"{century}{_ordinal(century)} century"
+    return str(year)
+
+
+def _ordinal(n: int) -> str:
+    if 10 <= n % 100 <= 20:
+        return "th"
+    return {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+
+
+def unique_items(items: Iterable[Item]) -> list[Item]:
+    """Items without repeats (by node), first kept."""
+    seen: set[int] = set()
+    out = []
+    for item in items:
+        if item.node not in seen:
+            seen.add(item.node)
+            out.append(item)
+    return out

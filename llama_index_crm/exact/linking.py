@@ -1,0 +1,422 @@
+"""Names in a question linked to graph nodes, with scores; ties stay an ambiguity.
+
+:class:`NameIndex` is built from the name table (``names.parquet``: labels, appellations,
+identifiers of every categorised node). A phrase is compared with every name through keys:
+
+=================  =====  ==============================================================
+how                score  example
+=================  =====  ==============================================================
+``exact``          1.00   "benjamin west" ↔ "Benjamin West" (case, accents, punctuation)
+``stripped``       0.98   "panagia phorbiottissa" ↔ "Panagia Phorbiottissa (Asinou)"
+``inverted``       0.98   "constance stuart larrabee" ↔ "Larrabee, Constance Stuart"
+``stop-words``     0.95   "battle at la hogue" ↔ "The Battle at La Hogue"
+``short name``     0.90   "constance larrabee" ↔ "Constance Stuart Larrabee" (first and last)
+``surname``        0.85   "gainsborough" ↔ "Thomas Gainsborough" (a person's last name)
+``misspelling``    0.80   "whistlr" ↔ "Whistler" (edit distance ≤ 1 from 5 letters, ≤ 2
+                          from 9), less 0.05 an edit
+``partial``        0.75   "the urns casting big shells" ↔ a longer title it begins or ends
+=================  =====  ==============================================================
+
+Several nodes with the best score make an ambiguity; the caller decides (a chat asks back).
+
+>>> from llama_index_crm.storage.names import NameRow
+>>> index = NameIndex([NameRow("ex:w", "West, Benjamin", "appellation", "Actor"),
+...                    NameRow("ex:t", "The Battle at La Hogue", "label", "Thing")])
+>>> [(c.node, c.how) for c in index.lookup("benjamin west")]
+[('ex:w', 'inverted')]
+>>> [(c.node, c.how, c.score) for c in index.lookup("Wset")]
+[]
+>>> [(c.node, c.how) for c in index.lookup("west")]
+[('ex:w', 'surname')]
+>>> [(c.node, c.how) for c in index.lookup("battle at la hoge")]
+[('ex:t', 'misspelling')]
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import re
+from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz, process
+from rapidfuzz.distance import Levenshtein
+
+from llama_index_crm.query.conversation import word_set
+from llama_index_crm.storage.names import NameRow, fold_name
+
+__all__ = ["MAX_SPAN", "Candidate", "Mention", "NameIndex", "content_key", "max_edits"]
+
+SCORES = {"exact": 1.0, "stripped": 0.98, "inverted": 0.98, "stop-words": 0.95,
+          "short name": 0.9, "surname": 0.85, "misspelling": 0.80, "partial": 0.75}
+"""Score of a candidate by how its name matched."""
+EDIT_PENALTY = 0.05
+
+"""Subtracted from the misspelling score per edit."""
+MAX_SPAN = 24
+"""Longest phrase (in words) the scan compares with names."""
+MIN_PARTIAL_WORDS = 3
+"""A partial title match needs at least this many content words."""
+STOP_WORDS = word_set("the a an of and in on at to for with by from or")
+"""Words a title may gain or lose ("Battle at La Hogue" ↔ "The Battle at La Hogue")."""
+NAME_SUFFIXES = word_set("""
+the younger elder jr sr junior senior ra ara pra rba rwa frs ii iii iv""")
+"""Words after a surname ("Thomas Cadell the younger", "Francesco Bartolozzi RA")."""
+PARTICLES = word_set("van von de der den da di del della du le la ter ten")
+"""Particles that belong to a surname ("van Dyck", "de Loutherbourg")."""
+QUALIFIERS = word_set("""
+circle follower followers school workshop studio manner style after attributed copy
+imitator pupil""")
+"""First words of names that stand for someone near a person ("circle of Benjamin West"):
+a lone surname prefers the person."""
+QUALIFIED_PENALTY = 0.05
+_PARENTHESES = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
+_LIFE_DATES = re.compile(r",?\s*(?:b\.|d\.|active|fl\.|born|died)?\s*\d{3,4}\s*[-–]\s*\d{0,4}\s*$")
+
+
+def max_edits(word: str) -> int:
+    """Edits a misspelt word may have: none under 5 letters, 1 from 5, 2 from 9.
+
+    >>> max_edits("west"), max_edits("green"), max_edits("gainsborough")
+    (0, 1, 2)
+    """
+    return 0 if len(word) < 5 else 1 if len(word) < 9 else 2
+
+
+def content_key(key: str) -> str:
+    """A folded key without stop words ("the battle at la hogue" → "battle la hogue")."""
+    return " ".join(w for w in key.split() if w not in STOP_WORDS)
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A node a phrase may name.
+
+    Attributes:
+        node: the node's IRI.
+        name: the name of the node that matched, as written in the graph.
+        category: the node's fundamental category.
+        score: how well it matched (see the module table).
+        how: which key matched.
+    """
+
+    node: str
+    name: str
+    category: str
+    score: float
+    how: str
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """A phrase of a question that names nodes.
+
+    Attributes:
+        start / end: token positions (end exclusive) in the tokens scanned.
+        text: the phrase as written.
+        candidates: best first.
+    """
+
+    start: int
+    end: int
+    text: str
+    candidates: tuple[Candidate, ...]
+
+    @property
+    def score(self) -> float:
+        """The best candidate's score."""
+        return self.candidates[0].score if self.candidates else 0.0
+
+
+def _variants(row: NameRow) -> Iterable[tuple[str, str]]:
+    """(key, how) for one name."""
+    full = fold_name(row.name)
+    yield full, "exact"
+    stripped = fold_name(_LIFE_DATES.sub("", _PARENTHESES.sub(" ", row.name)))
+    if stripped and stripped != full:
+        yield stripped, "stripped"
+    parts = [p.strip() for p in _PARENTHESES.sub(" ", row.name).split(",")]
+    if len(parts) == 2 and all(parts) and all(len(p.split()) <= 4 for p in parts):
+        yield fold_name(f"{parts[1]} {parts[0]}"), "inverted"
+
+
+def surname_of(key: str, inverted: bool) -> str | None:
+    """A person's surname from a folded name key ("thomas cadell the younger" → "cadell")."""
+    words = key.split()
+    if inverted:  # "larrabee constance stuart" was "Larrabee, Constance Stuart"
+        words = words[:1]
+    while len(words) > 1 and words[-1] in NAME_SUFFIXES:
+        words.pop()
+    if (len(words) < 2 and not inverted) or not words or len(words[-1]) < 3:
+        return None
+    if len(words) > 2 and words[-2] in PARTICLES:
+        return " ".join(words[-2:])
+    return words[-1]
+
+
+class NameIndex:
+    """Every name of the graph's nodes, by key, for linking phrases of questions.
+
+    Args:
+        rows: the name table.
+        person: whether a node is a person-like actor whose surname may stand alone
+            (default: every Actor).
+    """
+
+    def __init__(self, rows: Sequence[NameRow],
+                 person: Callable[[NameRow], bool] | None = None) -> None:
+        self.rows = list(rows)
+        is_person = person or (lambda r: r.category == "Actor")
+        self._labelled: set[str] = set()
+        self._keys: dict[str, list[tuple[int, str]]] = {}
+        self._surnames: dict[str, set[int]] = {}
+        for i, row in enumerate(self.rows):
+            for key, how in _variants(row):
+                if not key:
+                    continue
+                self._add(key, i, how)
+                content = content_key(key)
+                if content and content != key:
+                    self._add(content, i, "stop-words")
+                if is_person(row):
+                    self._person_keys(i, key, how)
+        self._display: dict[str, str] = {}
+        self._labels: dict[str, int] = {}
+        for row in self.rows:  # a node's own label, else its first name
+            if row.kind == "label" and row.node not in self._labelled:
+                self._display[row.node] = row.name
+                self._labelled.add(row.node)
+            if row.kind == "label":
+                self._labels[row.node] = self._labels.get(row.node, 0) + 1
+            self._display.setdefault(row.node, row.name)
+        self._sorted = sorted(self._keys)
+        self._by_category: dict[str | None, list[str]] = {}
+        self._vocabulary = sorted({w for k in self._keys for w in k.split()})
+        self._vocab_set = frozenset(self._vocabulary)
+
+    def _person_keys(self, row: int, key: str, how: str) -> None:
+        """Surname, name without suffixes, first and last name of a person."""
+        inverted = how == "inverted"
+        surname = surname_of(key if not inverted else fold_name(
+            self.rows[row].name.split(",")[0]), inverted)
+        if surname:
+            self._surnames.setdefault(surname, set()).add(row)
+        words = key.split()
+        while len(words) > 2 and words[-1] in NAME_SUFFIXES:
+            words.pop()
+        if len(words) >= 2 and " ".join(words) != key:
+            self._add(" ".join(words), row, "stripped")
+        if len(words) >= 3 and words[0] not in QUALIFIERS:
+            last = surname or words[-1]
+            self._add(f"{words[0]} {last}", row, "short name")
+
+    def _add(self, key: str, row: int, how: str) -> None:
+        entries = self._keys.setdefault(key, [])
+        if all(r != row for r, _ in entries):
+            entries.append((row, how))
+
+    # -- look-ups --------------------------------------------------------------------------
+    def knows(self, word: str) -> bool:
+        """Whether a folded word occurs in some name."""
+        return word in self._vocab_set
+
+    def exact(self, phrase: str, categories: Collection[str] | None = None) -> list[Candidate]:
+        """Candidates whose name matches ``phrase`` by a key (no surname, no misspelling)."""
+        key = fold_name(phrase)
+        found = self._from_keys([key, content_key(key)], categories)
+        return found
+
+    def lookup(self, phrase: str, categories: Collection[str] | None = None, *,
+               surname: bool = True, fuzzy: bool = True,
+               partial: bool = True) -> list[Candidate]:
+        """Candidates for a phrase, best first; the best tier only is kept when it is exact.
+
+        Args:
+            phrase: words of a question.
+            categories: only nodes of these categories.
+            surname: a lone surname may name a person.
+            fuzzy: small misspellings are forgiven.
+            partial: a phrase may be the start or end of a longer title.
+        """
+        key = fold_name(phrase)
+        if not key:
+            return []
+        found = self._from_keys([key, content_key(key)], categories)
+        if found:
+            return found
+        if surname:
+            found = self._surname(key, categories)
+            if found:
+                return found
+        if fuzzy:
+            found = self._fuzzy(key, categories, surname)
+            if found:
+                return found
+        return self._partial(key, categories) if partial else []
+
+    def _candidates(self, pairs: Iterable[tuple[int, str, float]],
+                    categories: Collection[str] | None) -> list[Candidate]:
+        best: dict[str, Candidate] = {}
+        for row_id, how, score in pairs:
+            row = self.rows[row_id]
+            if categories is not None and row.category not in categories:
+                continue
+            old = best.get(row.node)
+            if old is None or score > old.score:
+                best[row.node] = Candidate(row.node, row.name, row.category, round(score, 4),
+                                           how)
+        return sorted(best.values(), key=lambda c: (-c.score, c.name, c.node))
+
+    def _from_keys(self, keys: Iterable[str],
+                   categories: Collection[str] | None) -> list[Candidate]:
+        pairs = []
+        for n, key in enumerate(dict.fromkeys(k for k in keys if k)):
+            for row_id, how in self._keys.get(key, ()):
+                score = SCORES[how] if n == 0 else min(SCORES[how], SCORES["stop-words"])
+                pairs.append((row_id, how if n == 0 else "stop-words", score))
+        return self._candidates(pairs, categories)
+
+    def _surname(self, key: str, categories: Collection[str] | None) -> list[Candidate]:
+        rows = self._surnames.get(key, ())
+        return self._candidates(((r, "surname", SCORES["surname"] - self._qualified(r))
+                                 for r in rows), categories)
+
+    def _qualified(self, row: int) -> float:
+        first = fold_name(self.rows[row].name).split()[:1]
+        return QUALIFIED_PENALTY if first and first[0] in QUALIFIERS else 0.0
+
+    def corrections(self, word: str) -> list[tuple[str, int]]:
+        """Words of the graph's names within :func:`max_edits` of ``word``, nearest first."""
+        limit = max_edits(word)
+        if not limit or word in self._vocab_set or word.isdigit():
+            return []
+        hits = process.extract(word, self._vocabulary, scorer=Levenshtein.distance,
+                               score_cutoff=limit, limit=8)
+        return sorted(((str(w), int(d)) for w, d, _ in hits), key=lambda x: (x[1], x[0]))
+
+    def _fuzzy(self, key: str, categories: Collection[str] | None,
+               surname: bool) -> list[Candidate]:
+        words = key.split()
+        options = []
+        for word in words:
+            fixes = self.corrections(word)
+            options.append([(word, 0)] + fixes[:3])
+        pairs: list[tuple[int, str, float]] = []
+        for combo in itertools.islice(itertools.product(*options), 64):
+            edits = sum(d for _, d in combo)
+            if not edits:
+                continue
+            fixed = " ".join(w for w, _ in combo)
+            score = SCORES["misspelling"] - EDIT_PENALTY * (edits - 1)
+            for row_id, _ in [*self._keys.get(fixed, ()),
+                              *self._keys.get(content_key(fixed), ())]:
+                pairs.append((row_id, "misspelling", score))
+            if surname and len(combo) <= 2:
+                for row_id in self._surnames.get(fixed, ()):
+                    pairs.append((row_id, "misspelling", score - EDIT_PENALTY))
+        found = self._candidates(pairs, categories)
+        if found or len(key) < 5:
+            return found
+        # a misspelling inside one long word of a multi-word name: compare whole keys
+        for probe in dict.fromkeys([key, content_key(key)]):
+            hits = process.extract(probe, self._sorted, scorer=Levenshtein.distance,
+                                   score_cutoff=max_edits(probe.replace(" ", "")), limit=8)
+            for hit, distance, _ in hits:
+                score = SCORES["misspelling"] - EDIT_PENALTY * (int(distance) - 1)
+                pairs += [(r, "misspelling", score) for r, _ in self._keys.get(str(hit), ())]
+        return self._candidates(pairs, categories)
+
+    def _partial(self, key: str, categories: Collection[str] | None) -> list[Candidate]:
+        content = content_key(key)
+        if len(content.split()) < MIN_PARTIAL_WORDS:
+            return []
+        pairs = []
+        start = bisect.bisect_left(self._sorted, content)
+        for candidate in self._sorted[start:start + 200]:
+            if not candidate.startswith(content):
+                break
+            if candidate.startswith(content + " "):
+                pairs += [(r, "partial", SCORES["partial"]) for r, _ in self._keys[candidate]]
+        if not pairs:
+            suffix = " " + content
+            pairs = [(r, "partial", SCORES["partial"]) for k in self._sorted
+                     if k.endswith(suffix) for r, _ in self._keys[k]]
+        return self._candidates(pairs, categories)
+
+    def closest(self, phrase: str, categories: Collection[str] | None = None,
+                n: int = 3) -> list[str]:
+        """Names of the graph nearest to ``phrase`` (for "not found; closest names: …"),
+        among nodes of the first of ``categories`` that has any."""
+        key = fold_name(phrase)
+        if not key:
+            return []
+        for category in [*(categories or ()), None][:2 if categories else 1]:
+            keys = self._category_keys(category)
+            names: list[str] = []
+            for hit, _, _ in process.extract(key, keys, scorer=fuzz.ratio, limit=40):
+                for row_id, _ in self._keys.get(str(hit), ()):
+                    row = self.rows[row_id]
+                    shown = self.display(row.node)
+                    if (category is None or row.category == category) and shown not in names:
+                        names.append(shown)
+                if len(names) >= n:
+                    break
+            if names:
+                return names[:n]
+        return []
+
+    def display(self, node: str) -> str:
+        """The name to show for a node: its label, else its first name."""
+        return self._display.get(node, node)
+
+    def _category_keys(self, category: str | None) -> list[str]:
+        found = self._by_category.get(category)
+        if found is None:
+            found = sorted({k for k, entries in self._keys.items()
+                            if category is None or any(self.rows[r].category == category
+                                                       for r, _ in entries)})
+            self._by_category[category] = found
+        return found
+
+    def containing(self, phrase: str, limit: int = 3) -> list[Candidate]:
+        """Nodes whose name contains ``phrase`` as whole words ("Joshua Reynolds" in the
+        title "Sir Joshua Reynolds and His Sister")."""
+        words = fold_name(phrase).split()
+        for probe in dict.fromkeys([" ".join(words), words[-1] if words else ""]):
+            if len(probe) < 4:
+                continue
+            key = f" {probe} "
+            pairs = [(r, "partial", SCORES["partial"]) for k in self._sorted
+                     if key in f" {k} " for r, _ in self._keys[k]]
+            if pairs:
+                return self._candidates(pairs, None)[:limit]
+        return []
+
+    # -- scanning a question ---------------------------------------------------------------
+    def scan(self, words: Sequence[str], skip: Callable[[Sequence[str]], bool] | None = None,
+             max_span: int = MAX_SPAN) -> list[Mention]:
+        """Non-overlapping phrases of ``words`` (folded tokens) that name nodes exactly.
+
+        Longer phrases win over shorter ones of equal score; ``skip`` rejects phrases made
+        only of question vocabulary ("works", "the artist").
+        """
+        found: list[Mention] = []
+        for i in range(len(words)):
+            for j in range(min(len(words), i + max_span), i, -1):
+                span = words[i:j]
+                if skip is not None and skip(span):
+                    continue
+                candidates = self.exact(" ".join(span))
+                if candidates:
+                    found.append(Mention(i, j, " ".join(span), tuple(candidates)))
+        found.sort(key=lambda m: (-(m.end - m.start), -m.score, m.start))
+        chosen: list[Mention] = []
+        taken: set[int] = set()
+        for mention in found:
+            positions = set(range(mention.start, mention.end))
+            if positions & taken:
+                continue
+            chosen.append(mention)
+            taken |= positions
+        return sorted(chosen, key=lambda m: m.start)

@@ -1,0 +1,1066 @@
+"""The rule-based planner: an English question to an :class:`~.plan.ExactPlan`.
+
+Not one pattern per question template: the question is cut into *elements* and the plan is
+composed from them.
+
+1. Quoted titles and the time expression ("in the 1780s", "between 1750 and 1760", "the
+   eighties") are taken out first.
+2. Names: every run of words that names a graph node exactly is a *mention*
+   (:meth:`NameIndex.scan`, longest first); words outside the question vocabulary that are
+   left over form *runs*, looked up with surnames, misspellings and partial titles when
+   they stand where a name is expected ("by …", "of …", "depicting …").
+3. Vocabulary: question words, class nouns ("works", "paintings" — type words learnt from
+   the graph —, "artists"), relation words (verbs and nouns of
+   ``config/exact/relations.json``), operation words (how many, oldest, most, per decade).
+4. Composition: the head (what is asked for: "who", "works", or a named node), then each
+   relation word links the element before it to the element after it; the relation is the
+   one the word names whose domain and range fit the two categories (``works`` by
+   ``Valentine Green`` → Thing made by Actor). A link to a noun continues the chain from
+   that noun ("works by artists born in London").
+
+A name that links to nothing is reported, with the graph's closest names, so the answer can
+say it is not there; several equally good nodes are reported as an ambiguity.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from llama_index_crm.exact.linking import Candidate, Mention, NameIndex, max_edits
+from llama_index_crm.exact.plan import Anchor, ExactPlan, Link, ValueFilter, Variable
+from llama_index_crm.exact.relations import Relation, RelationLexicon
+from llama_index_crm.query.conversation import quoted_titles, word_set
+from llama_index_crm.query.lexicon import pluralise, singularise
+from llama_index_crm.query.temporal import find_time_range
+from llama_index_crm.storage.names import fold_name
+
+__all__ = ["Missing", "Parsed", "RulePlanner", "Unresolved"]
+
+QUOTE = "⟦q{}⟧"
+TIME = "⟦t⟧"
+_TOKEN_RE = re.compile(r"⟦q\d+⟧|⟦t⟧|[^\W_][\w'’.\-]*", re.UNICODE)
+
+WH = word_set("who whom whose what which when where how")
+AUX = word_set("""
+is are was were be been being do does did has have had can could will would may might
+shall should""")
+COPULA = word_set("is are was were be been")
+DETERMINERS = word_set("""
+the a an this that these those some any all every each its his her their our my your""")
+PRONOUNS = {"he": "Actor", "him": "Actor", "his": "Actor", "she": "Actor", "her": "Actor",
+            "it": "", "its": "", "they": "", "them": "", "their": "", "this": "", "that": ""}
+"""Words that may point back to the previous turn, with the category they prefer."""
+IMPERATIVE = word_set("""
+list show give tell name find display enumerate get return count please me us i we you
+want like know need would could can""")
+FILLER = word_set("""
+there also please currently ever exactly approximately really actually now still known
+recorded listed exist exists existing total overall altogether more about any kind sort
+of the same one ones thing things made away on""") - {
+    "of", "about", "made", "on"}
+COLLECTION = word_set("""
+collection collections museum museums gallery galleries holdings archive archives
+database graph dataset catalogue catalog""")
+HOLDING_VERBS = word_set("""
+hold holds held have has own owns kept keep contain contains include includes feature
+features""")
+GENERIC_THINGS = word_set("""
+work works artwork artworks object objects item items piece pieces thing things artefact
+artefacts artifact artifacts holding holdings record records""")
+COUNT_WORDS = word_set("many number count total")
+SUPERLATIVES: dict[str, tuple[str, bool]] = {
+    "oldest": ("time", False), "earliest": ("time", False), "first": ("time", False),
+    "latest": ("time", True), "newest": ("time", True), "youngest": ("time", True),
+    "recent": ("time", True), "last": ("time", True), "most recent": ("time", True),
+    "largest": ("size", True), "biggest": ("size", True), "tallest": ("size", True),
+    "widest": ("size", True), "longest": ("size", True), "heaviest": ("size", True),
+    "smallest": ("size", False), "shortest": ("size", False), "narrowest": ("size", False),
+    "most": ("count", True), "fewest": ("count", False), "least": ("count", False),
+}
+NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+           "eight": 8, "nine": 9, "ten": 10, "dozen": 12, "twenty": 20}
+GROUP_UNITS = {"decade": "decade", "decades": "decade", "century": "century",
+               "centuries": "century", "year": "year", "years": "year"}
+GROUP_WORDS = word_set("per each every by")
+VOCABULARY_CATEGORIES = frozenset({"Place", "Concept"})
+"""Kinds of node a vocabulary often holds twice under one name (a Getty city and its
+department, both "Paris"): a name that links to several such nodes takes them together."""
+GENERIC_TIME_NOUNS = word_set("year years date dates time decade century period when")
+"""Nouns that ask for a date without saying which: the verb decides (acquired, born…)."""
+ATTRIBUTE_RELATIONS = frozenset({
+    "nationality", "has-type", "made-of", "technique", "medium-statement", "located-in",
+    "birth-place", "death-place", "creation-place", "residence", "took-place-at"})
+"""Relations whose nouns ask for a value ("what nationality", "the medium of X")."""
+EXCLUSIONS = ("aside from", "apart from", "other than", "except for", "except", "excluding",
+              "besides", "not counting", "but not", "leaving out")
+PREPOSITIONS = word_set("""
+by of in at from about with on for within near into to during under""")
+DESCRIBE_RE = re.compile(
+    r"^\s*(?:(?:please\s+)?(?:tell|teach)\s+(?:me|us)\s+(?:more\s+)?about|describe|"
+    r"(?:i'?d|i would|i want|we'?d)\s+(?:like\s+)?(?:to\s+)?(?:know|learn|hear)\s+"
+    r"(?:more\s+)?about|what (?:do|can) you (?:know|tell me) about|"
+    r"(?:more\s+)?info(?:rmation)?\s+(?:on|about)|details (?:of|on|about))\s+", re.I)
+CLASS_NOUNS: dict[str, str] = {
+    **dict.fromkeys(GENERIC_THINGS, "Thing"),
+    **dict.fromkeys(word_set("""
+artist artists maker makers creator creators painter painters photographer
+photographers sculptor sculptors engraver engravers printmaker printmakers architect
+architects author authors designer designers illustrator illustrators draughtsman
+draftsman etcher etchers printer printers person persons people man men woman women
+individual individuals actor actors group groups institution institutions
+organisation organisations organization organizations who whom donor donors owner
+owners collector collectors founder founders builder builders nationality
+nationalities"""), "Actor"),
+    **dict.fromkeys(word_set("""
+place places city cities town towns village villages country countries region
+regions location locations site sites area areas district districts where"""), "Place"),
+    **dict.fromkeys(word_set("""
+event events exhibition exhibitions production productions acquisition acquisitions
+campaign campaigns"""), "Event"),
+    **dict.fromkeys(word_set("""
+subject subjects theme themes concept concepts material materials medium media
+technique techniques"""), "Concept"),
+}
+"""Nouns naming what a variable holds; the graph's own type labels add more."""
+THING_TYPE_WORDS = word_set("""
+painting drawing print photograph photo sculpture statue bust watercolour watercolor
+etching engraving lithograph woodcut mezzotint manuscript book poster building monument
+fresco icon mural portrait landscape map coin vase textile carving miniature sketch
+relief medal tapestry church chapel""")
+"""Thing nouns that also filter by type ("paintings" → typed "painting")."""
+
+
+@dataclass(frozen=True, slots=True)
+class Missing:
+    """Words that should name a node but name none.
+
+    Attributes:
+        text: the words.
+        expected: the categories a node there would have.
+        closest: the graph's nearest names.
+        elsewhere: candidates of other categories (the name exists, as something else).
+    """
+
+    text: str
+    expected: tuple[str, ...]
+    closest: tuple[str, ...] = ()
+    elsewhere: tuple[Candidate, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Unresolved:
+    """Words that name several nodes equally well."""
+
+    text: str
+    candidates: tuple[Candidate, ...]
+
+
+@dataclass(slots=True)
+class Parsed:
+    """What the planner made of a question.
+
+    Attributes:
+        plan: the plan (None when the question could not be compiled).
+        missing: names that link to nothing (the answer is ``not_found``).
+        ambiguous: names with several equally good nodes (``ambiguous``).
+        reason: why there is no plan.
+    """
+
+    plan: ExactPlan | None = None
+    missing: list[Missing] = field(default_factory=list)
+    ambiguous: list[Unresolved] = field(default_factory=list)
+    reason: str = ""
+
+
+@dataclass(slots=True)
+class _El:
+    """One element of a question: a word, a mention, a run of unknown words, the time."""
+
+    kind: str  # word | mention | run | time
+    words: list[str]
+    text: str
+    mention: Mention | None = None
+    possessive: bool = False
+
+    @property
+    def word(self) -> str:
+        return " ".join(self.words)
+
+
+@dataclass(slots=True)
+class _Slot:
+    """A variable being built, or a named node."""
+
+    category: str | None
+    noun: str | None = None
+    types: list[str] = field(default_factory=list)
+    anchor: Anchor | None = None
+    links: list[tuple[str, _Slot, bool, tuple[str, ...]]] = field(default_factory=list)
+    filters: list[ValueFilter] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=list)
+
+
+TrialLink = Callable[[str, str | None, bool, Candidate], bool]
+"""(relation id, category of the other side, inverse, candidate) → the link has members."""
+
+
+class RulePlanner:
+    """Compiles questions into :class:`ExactPlan` objects, English rules, no LLM.
+
+    Args:
+        names: the graph's name index.
+        lexicon: the relations.
+        type_nouns: type label (lower case) → category, learnt from the graph.
+        trial: checks a candidate anchor gives a non-empty link (to settle ties by data).
+        present: whether the graph holds a relation at all.
+    """
+
+    def __init__(self, names: NameIndex, lexicon: RelationLexicon | None = None,
+                 type_nouns: Mapping[str, str] | None = None, trial: TrialLink | None = None,
+                 present: Callable[[str], bool] | None = None) -> None:
+        self.names = names
+        self.lexicon = lexicon or RelationLexicon.default()
+        self.trial = trial
+        self.present = present or (lambda _: True)
+        nouns = dict(CLASS_NOUNS)
+        self.type_words: set[str] = set(THING_TYPE_WORDS)
+        for label, category in (type_nouns or {}).items():
+            key = fold_name(label)
+            if key and key not in nouns and len(key) >= 3 and not key.isdigit():
+                for form in (key, pluralise(key)):
+                    nouns.setdefault(form, category)
+                self.type_words.add(key)
+        for word in THING_TYPE_WORDS:
+            nouns.setdefault(word, "Thing")
+            nouns.setdefault(pluralise(word), "Thing")
+        self.nouns = nouns
+        self.relation_words = {fold_name(w) for r in self.lexicon.values() for w in r.words}
+        self.vocabulary = (WH | AUX | DETERMINERS | IMPERATIVE | FILLER | COLLECTION
+                           | HOLDING_VERBS | COUNT_WORDS | PREPOSITIONS | set(PRONOUNS)
+                           | set(SUPERLATIVES) | set(NUMBERS) | set(nouns)
+                           | {w for p in self.relation_words for w in p.split()}
+                           | {"and", "or", "not", "no", "than", "as", "if", "whether", "did"})
+        self._vocab_list = sorted(self.vocabulary)
+
+    # -- entry point -----------------------------------------------------------------------
+    def parse(self, question: str, focus: Sequence[Anchor] = ()) -> Parsed:
+        """Plan ``question``; ``focus``: what the previous turn was about (pronouns)."""
+        text = " ".join(unicodedata.normalize("NFKC", question).split())
+        described = DESCRIBE_RE.match(text)
+        elements, time = self._elements(text, focus)
+        if not elements:
+            return Parsed(reason="no words")
+        return _Builder(self, text, elements, time, bool(described)).build()
+
+    # -- elements --------------------------------------------------------------------------
+    def _elements(self, text: str,
+                  focus: Sequence[Anchor]) -> tuple[list[_El], tuple[ValueFilter, bool] | None]:
+        titles = quoted_titles(text)
+        bare = text
+        for i, title in enumerate(titles):
+            bare = re.sub(r"[\"“”‘’'«»]?" + re.escape(title) + r"[\"“”‘’'«»]?",
+                          f" {QUOTE.format(i)} ", bare, count=1)
+        found = find_time_range(bare)
+        time = None
+        if found is not None:
+            bare = f"{bare[:found.start]} {TIME} {bare[found.end:]}"
+            time = (ValueFilter("creation-date", found.years, decade_guess=found.guess),
+                    found.guess)
+        elements: list[_El] = []
+        for raw in _TOKEN_RE.findall(bare):
+            if raw == TIME:
+                elements.append(_El("time", [TIME], raw))
+                continue
+            quote = re.fullmatch(r"⟦q(\d+)⟧", raw)
+            if quote:
+                title = titles[int(quote.group(1))]
+                elements.append(self._quoted(title))
+                continue
+            possessive = bool(re.search(r"['’]s$", raw)) and len(raw) > 2
+            core = raw[:-2] if possessive else raw.rstrip(".")
+            folded = fold_name(core)
+            for k, part in enumerate(folded.split()):
+                last = k == len(folded.split()) - 1
+                elements.append(_El("word", [part], core, possessive=possessive and last))
+        if focus:
+            elements = self._pronouns(elements, focus)
+        return self._mentions(elements), time
+
+    def _quoted(self, title: str) -> _El:
+        candidates = self.names.lookup(title, surname=False)
+        mention = Mention(0, 0, title, tuple(candidates)) if candidates else None
+        if mention is not None:
+            return _El("mention", fold_name(title).split(), title, mention)
+        return _El("run", fold_name(title).split(), title)
+
+    def _pronouns(self, elements: list[_El], focus: Sequence[Anchor]) -> list[_El]:
+        """Pronouns pointing back replaced by what the previous turn was about."""
+        has_name = any(e.kind == "mention" for e in elements)
+        out = []
+        replaced = False
+        for i, el in enumerate(elements):
+            word = el.word
+            prefers = PRONOUNS.get(word)
+            points_back = prefers is not None and not has_name and not replaced and (
+                word not in {"this", "that"} or i == len(elements) - 1
+                or elements[i + 1].word not in self.nouns)
+            if points_back:
+                chosen = [a for a in focus if not prefers or a.category == prefers] or list(focus)
+                anchor = chosen[0]
+                candidate = Candidate(anchor.node, anchor.label, anchor.category, 1.0,
+                                      "previous turn")
+                out.append(_El("mention", [word], anchor.label,
+                               Mention(0, 0, anchor.label, (candidate,)),
+                               possessive=word in {"his", "her", "its", "their"}))
+                replaced = True
+            else:
+                out.append(el)
+        return out
+
+    def _skip(self, span: Sequence[str]) -> bool:
+        """Phrases that are question vocabulary, not names."""
+        if all(w in self.vocabulary or w.isdigit() for w in span):
+            return True
+        return span[0] in {"of", "by", "and", "or", "in", "at"} or span[-1] in {
+            "the", "a", "an", "of", "by", "and", "in", "at", "s"}
+
+    def _mentions(self, elements: list[_El]) -> list[_El]:
+        """Words grouped into mentions (exact names) and runs (unknown words)."""
+        out: list[_El] = []
+        i = 0
+        while i < len(elements):
+            if elements[i].kind != "word":
+                out.append(elements[i])
+                i += 1
+                continue
+            j = i
+            while j < len(elements) and elements[j].kind == "word":
+                j += 1
+            block = elements[i:j]
+            words = [e.word for e in block]
+            for m in self.names.scan(words, skip=self._skip):
+                if m.start > 0 or m.end < len(words):
+                    pass
+                block[m.start] = _El("mention", words[m.start:m.end],
+                                     " ".join(e.text for e in block[m.start:m.end]), m,
+                                     possessive=block[m.end - 1].possessive)
+                for k in range(m.start + 1, m.end):
+                    block[k] = _El("skip", [], "")
+            out.extend(e for e in block if e.kind != "skip")
+            i = j
+        return self._runs(out)
+
+    def _runs(self, elements: list[_El]) -> list[_El]:
+        """Consecutive unknown words joined into runs; vocabulary typos corrected."""
+        out: list[_El] = []
+        for el in elements:
+            if el.kind == "word" and el.word not in self.vocabulary and not el.word.isdigit():
+                fixed = self._vocabulary_fix(el.word)
+                if fixed is not None:
+                    out.append(_El("word", [fixed], el.text, possessive=el.possessive))
+                    continue
+                if out and out[-1].kind == "run" and not out[-1].possessive:
+                    last = out[-1]
+                    out[-1] = _El("run", [*last.words, el.word], f"{last.text} {el.text}",
+                                  possessive=el.possessive)
+                else:
+                    out.append(_El("run", [el.word], el.text, possessive=el.possessive))
+            else:
+                out.append(el)
+        return out
+
+    def _vocabulary_fix(self, word: str) -> str | None:
+        """A misspelt question word ("paintigns" → "paintings"), unless it is a name."""
+        if self.names.knows(word) or len(word) < 5:
+            return None
+        from rapidfuzz import process
+        from rapidfuzz.distance import Levenshtein
+
+        hit = process.extractOne(word, self._vocab_list, scorer=Levenshtein.distance,
+                                 score_cutoff=max_edits(word))
+        return str(hit[0]) if hit else None
+
+    # -- vocabulary look-ups ---------------------------------------------------------------
+    def relations_for(self, word: str) -> list[Relation]:
+        """Relations a word names."""
+        return self.lexicon.by_word(word)
+
+    def noun_category(self, word: str) -> str | None:
+        """The category a class noun names."""
+        return self.nouns.get(word)
+
+
+class _Builder:
+    """Composes one question's elements into a plan."""
+
+    def __init__(self, planner: RulePlanner, text: str, elements: list[_El],
+                 time: tuple[ValueFilter, bool] | None, described: bool) -> None:
+        self.p = planner
+        self.text = text
+        self.els = elements
+        self.time = time
+        self.described = described
+        self.missing: list[Missing] = []
+        self.ambiguous: list[Unresolved] = []
+        self.words = [e.word for e in elements]
+        self.verbs = [w for e in elements if e.kind == "word" for w in e.words]
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _has(self, *phrases: str) -> bool:
+        joined = f" {' '.join(self.words)} "
+        return any(f" {p} " in joined for p in phrases)
+
+    def _anchor(self, el: _El, expected: Sequence[str] | None,
+                relation: str | None = None, inverse: bool = False,
+                other: str | None = None) -> Anchor | None:
+        """The node an element names, checked against the categories expected there."""
+        if el.mention is None and el.kind == "run":
+            candidates = self.p.names.lookup(" ".join(el.words))
+            el.mention = Mention(0, 0, el.text, tuple(candidates)) if candidates else None
+        if el.mention is None:
+            self.missing.append(Missing(el.text, tuple(expected or ()),
+                                        tuple(self.p.names.closest(el.text, expected or None)),
+                                        tuple(self.p.names.containing(el.text))))
+            return None
+        candidates = list(el.mention.candidates)
+        fitting = [c for c in candidates if not expected or c.category in expected]
+        if not fitting and el.kind == "mention" and candidates[0].how != "previous turn":
+            # an exact name of another kind: the expected kind may be a looser match
+            looser = self.p.names.lookup(el.text, expected)
+            fitting = [c for c in looser if c.how != "partial"]
+        if not fitting:
+            self.missing.append(Missing(el.text, tuple(expected or ()),
+                                        tuple(self.p.names.closest(el.text, expected or None)),
+                                        tuple(candidates[:5])))
+            return None
+        best = [c for c in fitting if c.score == fitting[0].score]
+        if len(best) > 1 and relation and self.p.trial is not None:
+            useful = [c for c in best if self.p.trial(relation, other, inverse, c)]
+            best = useful or best
+        nodes = list(dict.fromkeys(c.node for c in best))
+        if len(nodes) > 1 and all(c.category in VOCABULARY_CATEGORIES and c.how in {
+                "exact", "stripped"} for c in best):
+            chosen = best[0]  # places or terms of one name: taken together, and said
+            return Anchor(el.text, chosen.node, chosen.name, chosen.category, "together",
+                          tuple(nodes[1:]))
+        if len(nodes) > 1:
+            self.ambiguous.append(Unresolved(el.text, tuple(best)))
+            return None
+        chosen = best[0]
+        return Anchor(el.text, chosen.node, chosen.name, chosen.category, chosen.how)
+
+    def _relation(self, cue_words: Sequence[str], left: str | None, right: str | None,
+                  default: bool = True) -> tuple[Relation, bool] | None:
+        """The relation cue words name between categories ``left`` and ``right``:
+        (relation, inverse) where inverse means right —relation→ left."""
+        candidates = self._cued(cue_words, left)
+        if default:
+            candidates += [r for r in self._defaults(left, right) if r not in candidates]
+        for relation in candidates:
+            if relation.value == "time" or relation.range in {"Text", "Dimension"}:
+                continue
+            if _fits(relation.domain, left) and _fits(relation.range, right):
+                return relation, False
+            if _fits(relation.domain, right) and _fits(relation.range, left):
+                return relation, True
+        return None
+
+    def _defaults(self, left: str | None, right: str | None) -> list[Relation]:
+        """Relations between two categories when no word names one ("Whistler etchings")."""
+        pairs = {("Thing", "Actor"): ["created-by"], ("Thing", "Place"): ["depicts", "located-in"],
+                 ("Actor", "Actor"): ["member-of"], ("Event", "Actor"): ["carried-out-by"],
+                 ("Event", "Place"): ["took-place-at"], ("Place", "Place"): ["place-within"],
+                 ("Thing", "Concept"): ["has-type", "depicts"], ("Thing", "Thing"): ["part-of"],
+                 ("Actor", "Place"): ["birth-place", "residence"]}
+        ids = pairs.get((left or "", right or ""), []) + pairs.get((right or "", left or ""), [])
+        return [self.p.lexicon[i] for i in ids if i in self.p.lexicon]
+
+    # -- the plan --------------------------------------------------------------------------
+    def build(self) -> Parsed:
+        words = self.words
+        first = next((i for i, w in enumerate(words[:4]) if w in WH), None)
+        wh = words[first] if first is not None else None
+        if wh == "how" and first is not None and first + 1 < len(words) and \
+                words[first + 1] in {"many", "much"}:
+            wh = "how many"
+        operation, order, limit, group = self._operation(wh)
+        head, rest = self._head(wh, operation)
+        if head is None and operation not in {"value", "describe"}:
+            return self._done(None, "no subject")
+        slots: list[_Slot] = [head] if head is not None else []
+        anchors = self._chain(head, rest, slots)
+        if self.missing or self.ambiguous:
+            return self._done(None, "names")
+        attributes = [r for r in self._attributes(wh, operation)
+                      if head is None or head.noun not in r.nouns]
+        if operation in {"value", "describe"}:
+            return self._value_plan(head, anchors, attributes, operation, slots)
+        assert head is not None
+        self._time(head, slots)
+        if order is not None:
+            return self._superlative(head, slots, order, limit)
+        if group is not None:
+            return self._group(head, slots, group)
+        return self._done(self._plan(slots, operation))
+
+    def _done(self, plan: ExactPlan | None, reason: str = "") -> Parsed:
+        return Parsed(plan, self.missing, self.ambiguous, reason if plan is None else "")
+
+    def _operation(self, wh: str | None) -> tuple[str, tuple[str, bool] | None, int | None,
+                                                   str | None]:
+        words = self.words
+        order = None
+        for phrase in ("most recent",):
+            if self._has(phrase):
+                order = SUPERLATIVES[phrase]
+        for w in words:
+            if order is None and w in SUPERLATIVES and not (
+                    w in {"first", "last", "least"} and not self._superlative_noun(w)):
+                order = SUPERLATIVES[w]
+        limit = None
+        for w in words:
+            if w in NUMBERS:
+                limit = NUMBERS[w]
+            elif w.isdigit() and int(w) < 100:
+                limit = int(w)
+        group = None
+        for i, w in enumerate(words[:-1]):
+            unit = words[i + 1]
+            if w in GROUP_WORDS and (unit in GROUP_UNITS or (
+                    unit in self.p.nouns and unit not in GENERIC_THINGS and w != "by")
+                    or (w == "by" and unit in {"decade", "century", "year", "type", "artist",
+                                               "nationality", "maker"})):
+                group = unit
+        counting = wh == "how many" or ("number" in words and "of" in words) or (
+            bool(words) and words[0] == "count")
+        if counting and group is None:
+            return "count", None, None, None
+        if order is not None:
+            return "superlative", order, limit, None
+        if group is not None:
+            return "group", None, None, group
+        if self.described or self._names_only(wh):
+            return "describe", None, None, None
+        if wh in {"when", "where", "whose"} or self._asks_value():
+            return "value", None, None, None
+        return "list", None, limit, None
+
+    def _names_only(self, wh: str | None) -> bool:
+        """"Who was X?", "What is X?", "X?": a name and nothing else to go on."""
+        content = [e for e in self.els if e.kind != "word" or e.word not in
+                   (WH | AUX | DETERMINERS | IMPERATIVE | FILLER | {"?"})]
+        return len(content) == 1 and content[0].kind == "mention" and wh in {
+            None, "who", "what"}
+
+    def _asked_nouns(self) -> list[str]:
+        """Attribute noun phrases standing where the asked thing stands (see
+        :meth:`_asks_value`), first first."""
+        words = self.words
+        found: list[str] = []
+        for i in range(len(words)):
+            for n in (3, 2, 1):
+                phrase = " ".join(words[i:i + n])
+                if not self.p.relations_for(phrase):
+                    continue
+                before = [w for w in words[:i] if w not in DETERMINERS]
+                after = words[i + n] if i + n < len(words) else ""
+                owner = i and self.els[i - 1].possessive
+                if not before or before[-1] in WH or before[-1] in AUX or owner or \
+                        after in {"of", "for"} or before[-1] in IMPERATIVE:
+                    found.append(phrase)
+        return found
+
+    def _asks_value(self) -> bool:
+        """Whether an attribute noun is what is asked: right after the question word
+        ("what year", "what nationality", "which technique"), before "of" ("the date of
+        X"), after a possessive ("X's birth year") or first ("birth year of X")."""
+        words = self.words
+        for i in range(len(words)):
+            for n in (3, 2, 1):
+                phrase = " ".join(words[i:i + n])
+                if not any(r.value in {"time", "text"} or r.id in ATTRIBUTE_RELATIONS
+                           for r in self.p.relations_for(phrase) if phrase in r.nouns):
+                    continue
+                before = [w for w in words[:i] if w not in DETERMINERS]
+                after = words[i + n] if i + n < len(words) else ""
+                owner = i and self.els[i - 1].possessive
+                if not before or before[-1] in WH or before[-1] in AUX or owner or \
+                        after in {"of", "for"} or before[-1] in IMPERATIVE:
+                    return True
+        return False
+
+    def _superlative_noun(self, word: str) -> bool:
+        i = self.words.index(word)
+        nxt = self.words[i + 1] if i + 1 < len(self.words) else ""
+        return nxt in self.p.nouns or nxt in {"work", "works"}
+
+    def _head(self, wh: str | None, operation: str) -> tuple[_Slot | None, list[_El]]:
+        """What is asked for, and the elements after it."""
+        els = self.els
+        for i, el in enumerate(els):
+            if el.kind != "word":
+                continue
+            w = el.word
+            if w in {"who", "whom"} and i < 4:
+                rest = els[i + 1:]
+                # "who made the most works": who is an Actor; "who was X": describe X
+                return _Slot("Actor", "who"), rest
+            if w in self.p.nouns and not self._is_attribute_noun(i):
+                category = self.p.nouns[w]
+                if category == "Place" and w == "where":
+                    continue
+                slot = _Slot(category, w)
+                single = singularise(w)
+                if category == "Thing" and w not in GENERIC_THINGS:
+                    slot.types.append(single if single in self.p.type_words else w)
+                elif category in {"Place", "Event", "Concept"} and w not in {
+                        "place", "places", "location", "locations", "event", "events",
+                        "concept", "concepts", "subject", "subjects"}:
+                    slot.types.append(single)
+                # an adjective naming a group or place just before the noun ("British artists")
+                if i and els[i - 1].kind in {"mention", "run"} and not els[i - 1].possessive:
+                    return slot, [els[i - 1], _El("word", ["⟨adj⟩"], ""), *els[i + 1:]]
+                if i and els[i - 1].kind in {"mention", "run"} and els[i - 1].possessive:
+                    return slot, [_El("word", ["⟨poss⟩"], ""), els[i - 1], *els[i + 1:]]
+                return slot, els[i + 1:]
+            if w in {"when", "where", "whose"} or el.kind in {"mention", "run"}:
+                break
+        return None, list(els)
+
+    def _is_attribute_noun(self, i: int) -> bool:
+        """A noun that names an attribute of something named after it ("date of X",
+        "artist of X", "nationality of the artist")."""
+        w = self.words[i]
+        nxt = self.words[i + 1] if i + 1 < len(self.words) else ""
+        if w in {"who", "whom", "where"}:
+            return False
+        relations = self.p.relations_for(w)
+        if not relations:
+            return False
+        del nxt
+        return any(r.value in {"time", "text"} or r.id in ATTRIBUTE_RELATIONS
+                   for r in relations if w in r.nouns)
+
+    def _chain(self, head: _Slot | None, rest: list[_El], slots: list[_Slot]) -> list[_Slot]:
+        """Links from cue words between the head (or the noun last linked) and what follows."""
+        current = head
+        anchors: list[_Slot] = []
+        cue: list[str] = []
+        excluded = False
+        i = 0
+        while i < len(rest):
+            el = rest[i]
+            if el.kind == "word":
+                w = el.word
+                if self._exclusion(rest, i):
+                    excluded = True
+                elif w == "⟨adj⟩" or w == "⟨poss⟩":
+                    cue = [w]
+                elif w in self.p.nouns and w not in COLLECTION:
+                    nxt = rest[i + 1].word if i + 1 < len(rest) else ""
+                    if nxt == "of" and self.p.relations_for(w):  # "the artist of X"
+                        cue.append(w)
+                    elif current is not None and cue:
+                        slot = self._noun_slot(w)
+                        if self._link(current, slot, cue):
+                            slots.append(slot)
+                            current = slot
+                        cue = []
+                elif w in AUX:
+                    pass
+                elif w in self.p.relation_words or w in PREPOSITIONS or \
+                        any(w in r.split() for r in self.p.relation_words):
+                    cue.append(w)
+                elif w in COLLECTION:
+                    cue = []
+                i += 1
+                continue
+            if el.kind == "time":
+                i += 1
+                continue
+            # a name: the object of the cue before it, or the agent of a verb after it
+            after = [e.word for e in rest[i + 1:i + 3] if e.kind == "word"]
+            words = cue or after
+            if excluded and head is not None:
+                anchor = self._anchor(el, [head.category] if head.category else None)
+                if anchor is not None:
+                    head.exclude.append(anchor.node)
+                excluded = False
+                i += 1
+                continue
+            if not cue and current is not None and current is head and not head.links and \
+                    head.anchor is None and i and rest[i - 1].word in COPULA and \
+                    head.noun not in {"who", "whom"}:
+                anchor = self._anchor(el, [head.category] if head.category else None)
+                if anchor is not None:  # "what type of artwork is X": the head is X
+                    head.anchor = anchor
+                    anchors.append(_Slot(anchor.category, anchor=anchor))
+                i += 1
+                continue
+            target = self._target(el, current, words)
+            if target is not None:
+                anchors.append(target)
+            cue = []
+            i += 1
+        return anchors
+
+    def _is_attribute_noun_el(self, rest: list[_El], i: int) -> bool:
+        w = rest[i].word
+        return any(r.value in {"time", "text"} for r in self.p.relations_for(w)) and \
+            w not in self.p.nouns
+
+    def _exclusion(self, rest: list[_El], i: int) -> bool:
+        joined = " ".join(e.word for e in rest[i:i + 2])
+        return any(joined.startswith(x) or rest[i].word == x for x in EXCLUSIONS)
+
+    def _noun_slot(self, word: str) -> _Slot:
+        category = self.p.nouns[word]
+        slot = _Slot(category, word)
+        if category == "Thing" and word not in GENERIC_THINGS:
+            single = singularise(word)
+            slot.types.append(single if single in self.p.type_words else word)
+        return slot
+
+    def _link(self, left: _Slot, right: _Slot, cue: Sequence[str],
+              hints: tuple[str, ...] = ()) -> bool:
+        found = self._relation_between(left, right, cue)
+        if found is None:
+            return False
+        relation, inverse = found
+        left.links.append((relation.id, right, inverse, hints or self._hints(relation, cue)))
+        return True
+
+    def _relation_between(self, left: _Slot, right: _Slot,
+                          cue: Sequence[str]) -> tuple[Relation, bool] | None:
+        words = [w for w in cue if w not in {"⟨adj⟩", "⟨poss⟩"}]
+        verbs = [w for w in words if w not in PREPOSITIONS]
+        found = None
+        if verbs:  # the verb decides ("acquired by" is not "made by")
+            found = self.p_relation(verbs + [" ".join(words)], left.category, right.category,
+                                    default=False)
+        if found is None:
+            found = self.p_relation(words, left.category, right.category,
+                                    default=not verbs or not self._verb_relations(verbs))
+        return found
+
+    def _verb_relations(self, verbs: Sequence[str]) -> bool:
+        return any(self.p.relations_for(v) for v in verbs)
+
+    def p_relation(self, words: Sequence[str], left: str | None, right: str | None,
+                   default: bool) -> tuple[Relation, bool] | None:
+        words = list(words)
+        if "of" in words and left == "Thing" and right == "Actor" and not any(
+                w in {"portrait", "portraits", "picture", "pictures", "image", "images",
+                      "view", "views", "depiction", "depictions"} for w in self.verbs):
+            words = [w for w in words if w != "of"] + ["by"]
+        return self._relation(words, left, right, default)
+
+    def _hints(self, relation: Relation, cue: Sequence[str]) -> tuple[str, ...]:
+        found: list[str] = []
+        for word in [*cue, *self.verbs]:
+            for stem, hints in relation.event_hints.items():
+                if word.startswith(stem):
+                    found += [h for h in hints if h not in found]
+        return tuple(found)
+
+    def _target(self, el: _El, current: _Slot | None, cue: Sequence[str]) -> _Slot | None:
+        """Link the head (or current noun) to the node an element names."""
+        if current is None:
+            anchor = self._anchor(el, None)
+            return _Slot(anchor.category, anchor=anchor) if anchor else None
+        probe = _Slot(None)
+        options = self._expected(current, cue)
+        if not options and not cue:
+            options = self._expected(current, ["⟨adj⟩"])
+        if not options:
+            anchor = self._anchor(el, None)
+            if anchor is None:
+                return None
+            slot = _Slot(anchor.category, anchor=anchor)
+            if not self._link(current, slot, cue):
+                return slot  # named, but no relation to the subject: the answer uses it
+            return slot
+        expected = list(dict.fromkeys(c for c, _, _ in options))
+        relation, inverse = options[0][1], options[0][2]
+        anchor = self._anchor(el, expected if "Any" not in expected else None, relation.id,
+                              inverse, current.category)
+        if anchor is None:
+            return None
+        probe = _Slot(anchor.category, anchor=anchor)
+        if not self._link(current, probe, cue):
+            current.links.append((relation.id, probe, inverse, self._hints(relation, cue)))
+        return probe
+
+    def _expected(self, current: _Slot, cue: Sequence[str]) -> list[tuple[str, Relation, bool]]:
+        """(category, relation, inverse) of what may follow ``current`` after ``cue``."""
+        words = [w for w in cue if w not in {"⟨adj⟩", "⟨poss⟩"}]
+        options = []
+        for relation in self._cued(words, current.category):
+            if relation.value == "time" or relation.range in {"Text", "Dimension"}:
+                continue
+            if _fits(relation.domain, current.category):
+                options.append((relation.range, relation, False))
+            elif _fits(relation.range, current.category):
+                options.append((relation.domain, relation, True))
+        return options
+
+    def _cued(self, words: Sequence[str], category: str | None) -> list[Relation]:
+        """Relations cue words name for a ``category`` node, in order of preference: those
+        of the verbs that accept the preposition, then those of the preposition alone,
+        then the defaults between categories."""
+        preps = [w for w in words if w in PREPOSITIONS]
+        verbs = [w for w in words if w not in PREPOSITIONS]
+
+        def fitting(found: Sequence[Relation]) -> list[Relation]:
+            return [r for r in found if _fits(r.domain, category) or _fits(r.range, category)]
+
+        relations: list[Relation] = []
+        for word in [*verbs, " ".join(words)]:
+            relations += [r for r in self.p.relations_for(word) if r not in relations]
+        relations = fitting(relations)
+        if preps and relations:
+            accepting = [r for r in relations if set(preps) & set(r.prepositions)]
+            relations = accepting or ([] if verbs else relations)
+        if not relations:
+            if "of" in preps and category == "Thing":
+                relations.append(self.p.lexicon["created-by"])
+            for prep in preps:
+                relations += fitting([r for r in self.p.lexicon.values()
+                                      if prep in r.prepositions and r not in relations])
+        if not words:
+            relations += [r for r in self._defaults(category, "Actor")
+                          + self._defaults(category, "Place")
+                          + self._defaults(category, "Concept") if r not in relations]
+        return relations
+
+    # -- attributes and values -------------------------------------------------------------
+    def _attributes(self, wh: str | None, operation: str) -> list[Relation]:
+        """Relations whose values the question asks for, most specific first."""
+        found: list[Relation] = []
+        words = self.words
+        phrases = [" ".join(words[i:i + n]) for n in (3, 2) for i in range(len(words))]
+        for phrase in [*phrases, *words]:
+            for relation in self.p.relations_for(phrase):
+                if relation.value in {"time", "text", "node", "dimension"} and \
+                        relation not in found and self._asks_for(relation, phrase, wh):
+                    found.append(relation)
+        if wh == "when" or any(w in GENERIC_TIME_NOUNS for w in words):
+            found += [r for r in self.p.lexicon.values()
+                      if r.value == "time" and r not in found and self._verb_in(r)]
+            found += [self.p.lexicon[i] for i in ("creation-date", "event-date", "birth-date",
+                                                  "death-date") if self.p.lexicon[i] not in found]
+        if wh == "where":
+            found += [r for r in self.p.lexicon.values() if r.range == "Place" and
+                      r.value == "node" and self._verb_in(r) and r not in found]
+            found += [self.p.lexicon[i] for i in ("located-in", "took-place-at", "birth-place",
+                                                  "residence") if self.p.lexicon[i] not in found]
+        if wh == "whose":
+            found += [self.p.lexicon[i] for i in ("credit-line", "acquired-from")
+                      if self.p.lexicon[i] not in found]
+        if wh in {"who", "whom"} and not found:
+            found += [r for r in self.p.lexicon.values()
+                      if r.range == "Actor" and self._verb_in(r) and r not in found]
+        kind = {"when": lambda r: r.value == "time",
+                "where": lambda r: r.range == "Place",
+                "whose": lambda r: r.id in {"credit-line", "acquired-from", "acquired-by",
+                                            "created-by"}}.get(wh or "")
+        return [r for r in found if kind(r)] if kind else found
+
+    def _asks_for(self, relation: Relation, phrase: str, wh: str | None) -> bool:
+        """Whether a relation word names what is asked, rather than a link."""
+        if relation.value in {"time", "text", "dimension"}:
+            return phrase in relation.nouns or wh in {"when", "whose"} or (
+                relation.value == "text" and phrase in relation.verbs and wh == "what")
+        return phrase in relation.nouns and relation.id in {
+            "nationality", "has-type", "made-of", "technique", "located-in", "birth-place",
+            "death-place", "creation-place", "residence", "took-place-at", "member-of",
+            "acquired-by", "acquired-from", "created-by", "carried-out-by"}
+
+    def _verb_in(self, relation: Relation) -> bool:
+        return any(w in relation.verbs for w in self.verbs)
+
+    def _value_plan(self, head: _Slot | None, anchors: list[_Slot],
+                    attributes: list[Relation], operation: str,
+                    slots: list[_Slot]) -> Parsed:
+        """Value questions: the attribute of a named node, or of the head."""
+        subjects = [head] if head is not None and (head.links or head.anchor) else []
+        subjects += [s for s in anchors if s.anchor is not None and s not in subjects]
+        if not subjects:
+            return self._done(None, "nothing named")
+
+        def ordered(subject: _Slot) -> list[_Slot]:
+            return [subject, *[s for s in slots if s is not subject]]
+
+        if operation == "describe" or (not attributes and self.described):
+            return self._done(self._plan(ordered(subjects[0]), "describe"))
+        best: tuple[float, Relation, _Slot] | None = None
+        asked_nouns = self._asked_nouns()
+        for rank, relation in enumerate(attributes):
+            specific = [n for n in relation.nouns if n in asked_nouns[:1] and not (
+                relation.value == "time" and n in GENERIC_TIME_NOUNS)]
+            asked = 4.0 * bool(specific) + 2.0 * self._verb_in(relation) + 1.0 * any(
+                n in self.words or n in self.text.lower() for n in relation.nouns)
+            for order, subject in enumerate(subjects):
+                category = subject.anchor.category if subject.anchor else subject.category
+                if not _fits(relation.domain, category):
+                    continue
+                score = asked - 0.01 * rank - 0.001 * order
+                if best is None or score > best[0]:
+                    best = (score, relation, subject)
+        if best is None:
+            if head is not None and head.links:
+                return self._done(self._plan(ordered(head), "list"))
+            return self._done(self._plan(ordered(subjects[0]), "describe"))
+        _, relation, subject = best
+        group = _attribute_group([relation, *[r for r in attributes if r is not relation]])
+        hints: tuple[str, ...] = ()
+        for r in group:
+            hints += self._hints(r, self.verbs)
+        plan = self._plan(ordered(subject), "value", attributes=tuple(r.id for r in group),
+                          hints=hints)
+        return self._done(plan)
+
+    def _time(self, head: _Slot, slots: list[_Slot]) -> None:
+        """The time expression, as a filter on the relation of the verb before it."""
+        if self.time is None:
+            return
+        condition, _ = self.time
+        idx = self.words.index(TIME) if TIME in self.words else len(self.words)
+        before = [w for w in self.words[:idx]]
+        relation = "creation-date"
+        target = head
+        for word in reversed(before):
+            found = [r for r in self.p.relations_for(word) if r.value == "time"]
+            if found:
+                fitting = [r for r in found for s in slots if _fits(r.domain, s.category)]
+                if fitting:
+                    relation = fitting[0].id
+                    target = next(s for s in slots if _fits(fitting[0].domain, s.category))
+                break
+        domain = self.p.lexicon[relation].domain
+        if not _fits(domain, target.category):
+            target = next((s for s in slots if _fits(domain, s.category)), head)
+            if not _fits(domain, target.category):
+                relation = {"Actor": "birth-date", "Event": "event-date"}.get(
+                    target.category or "", "creation-date")
+        through = None
+        if relation == "creation-date" and any(
+                link[0] == "created-by" and not link[2] for link in target.links):
+            through = "created-by"  # the maker's own production carries the date
+        target.filters.append(replace(condition, relation=relation, through=through))
+
+    def _superlative(self, head: _Slot, slots: list[_Slot], order: tuple[str, bool],
+                     limit: int | None) -> Parsed:
+        kind, descending = order
+        if kind == "count":
+            counted = self._counted(head)
+            if counted is None:
+                return self._done(None, "nothing counted")
+            slots.append(counted)
+            plan = self._plan(slots, "superlative", order_by="count", descending=descending,
+                              limit=limit or 1)
+            return self._done(plan)
+        if kind == "size":
+            relation = "dimension"
+        else:
+            relation = {"Actor": "birth-date", "Event": "event-date"}.get(
+                head.category or "", "creation-date")
+            if self._has("acquired", "acquisition", "acquisitions", "accessioned"):
+                relation = "acquisition-date"
+        plan = self._plan(slots, "superlative", order_by=relation, descending=descending,
+                          limit=limit or 1, attributes=(relation,))
+        return self._done(plan)
+
+    def _counted(self, head: _Slot) -> _Slot | None:
+        """For "who made the most works": the works, linked to the head."""
+        after = self.words[self.words.index("most") + 1:] if "most" in self.words else \
+            self.words[next(i for i, w in enumerate(self.words) if w in SUPERLATIVES) + 1:]
+        noun = next((w for w in after if w in self.p.nouns), None)
+        if noun is None:
+            noun = "works"
+        slot = self._noun_slot(noun) if noun in self.p.nouns else _Slot("Thing", "works")
+        verbs = [w for w in self.verbs if self.p.relations_for(w)]
+        found = self._relation_between(slot, head, verbs or ["by"])
+        if found is None:
+            return None
+        relation, inverse = found
+        slot.links.append((relation.id, head, inverse, ()))
+        return slot
+
+    def _group(self, head: _Slot, slots: list[_Slot], unit: str) -> Parsed:
+        if unit in GROUP_UNITS:
+            relation = {"Actor": "birth-date", "Event": "event-date"}.get(
+                head.category or "", "creation-date")
+            key = f"{relation}:{GROUP_UNITS[unit]}"
+        else:
+            other = self._noun_slot(unit) if unit in self.p.nouns else None
+            found = self._relation(["by", unit], head.category,
+                                   other.category if other else None) if other else None
+            if unit in {"type", "types", "kind", "kinds"}:
+                key = "has-type"
+            elif unit in {"nationality", "nationalities"}:
+                key = "nationality"
+            elif found is not None and not found[1]:
+                key = found[0].id
+            else:
+                return self._done(None, "group key")
+        return self._done(self._plan(slots, "group", group_by=key))
+
+    # -- slots to plan ---------------------------------------------------------------------
+    def _plan(self, slots: list[_Slot], operation: str, **kwargs: object) -> ExactPlan:
+        """Variables from slots (anchors fold into the links that name them)."""
+        variables: list[_Slot] = []
+
+        def index(slot: _Slot) -> int:
+            if slot not in variables:
+                variables.append(slot)
+            return variables.index(slot)
+
+        index(slots[0])
+        for slot in slots:
+            if slot.anchor is None or slot is slots[0]:
+                index(slot)
+        built: dict[int, Variable] = {}
+        k = 0
+        while k < len(variables):
+            slot = variables[k]
+            links = []
+            for relation, other, inverse, hints in slot.links:
+                target: Anchor | int
+                if other.anchor is not None and not other.links and not other.filters:
+                    target = other.anchor
+                else:
+                    target = index(other)
+                links.append(Link(relation, target, inverse, hints))
+            built[k] = Variable(slot.category if slot.anchor is None else slot.anchor.category,
+                                slot.noun, tuple(slot.types), tuple(links),
+                                tuple(slot.filters), slot.anchor, tuple(slot.exclude))
+            k += 1
+        attributes = kwargs.pop("attributes", ())
+        plan = ExactPlan(self.text, tuple(built[i] for i in range(len(variables))),
+                         operation,  # type: ignore[arg-type]
+                         attributes=tuple(attributes),  # type: ignore[arg-type]
+                         **kwargs)  # type: ignore[arg-type]
+        return plan
+
+
+def _fits(side: str, category: str | None) -> bool:
+    """Whether a node of ``category`` may stand on a relation side."""
+    if category is None:
+        return True
+    return side in {"Any", category}
+
+
+def _attribute_group(relations: Sequence[Relation]) -> list[Relation]:
+    """The first relation and those answering the same kind of question with it (medium:
+    the statement, the materials and the technique)."""
+    first = relations[0]
+    families = [{"medium-statement", "made-of", "technique"},
+                {"credit-line", "acquired-from"}]
+    for family in families:
+        if first.id in family:
+            return [r for r in relations if r.id in family] or [first]
+    return [first]

@@ -1,0 +1,409 @@
+"""Answers people read: a sentence per result, the plan as a readable path, the evidence.
+
+Every sentence is built from an :class:`~.execute.ExactResult` only: counts are the sizes of
+complete sets, lists are paged with their total, values carry the event they came through,
+and an empty result says whether the graph has no such facts at all or none that match.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from llama_index_crm.exact.execute import ExactResult, Executor, Item, Value
+from llama_index_crm.exact.plan import Anchor, ExactPlan, Link, ValueFilter, Variable
+from llama_index_crm.exact.relations import RelationLexicon
+from llama_index_crm.query.lexicon import pluralise, singularise
+
+__all__ = ["MAX_LISTED", "describe_plan", "evidence_lines", "render"]
+
+MAX_LISTED = 25
+"""Members named in a list before "… and N more" (every member is in the result)."""
+MAX_EVIDENCE = 5
+"""Members whose witness triples are shown under an answer."""
+PHRASES: dict[str, tuple[str, str]] = {
+    "created-by": ("made by {}", "who made {}"),
+    "depicts": ("depicting {}", "depicted in {}"),
+    "located-in": ("located in {}", "holding {}"),
+    "member-of": ("members of {}", "with {} as a member"),
+    "nationality": ("of nationality {}", "the nationality of {}"),
+    "birth-place": ("born in {}", "birthplace of {}"),
+    "death-place": ("who died in {}", "where {} died"),
+    "residence": ("who lived in {}", "where {} lived"),
+    "acquired-by": ("acquired by {}", "who acquired {}"),
+    "acquired-from": ("acquired from {}", "who gave or sold {}"),
+    "carried-out-by": ("carried out by {}", "who carried out {}"),
+    "took-place-at": ("held at {}", "where {} took place"),
+    "place-within": ("within {}", "containing {}"),
+    "part-of": ("part of {}", "of which {} is part"),
+    "has-type": ("of type {}", "the type of {}"),
+    "made-of": ("made of {}", "the material of {}"),
+    "technique": ("made with the technique {}", "the technique of {}"),
+    "creation-place": ("made in {}", "where {} was made"),
+}
+"""How a link reads: (the variable is the domain, the variable is the range)."""
+DATE_VERBS = {"creation-date": "made", "birth-date": "born", "death-date": "died",
+              "acquisition-date": "acquired", "event-date": "dated"}
+NOUNS = {"Thing": "works", "Actor": "actors", "Place": "places", "Event": "events",
+         "Concept": "concepts"}
+
+
+def _quote(item: Item | Anchor | str, category: str | None = None) -> str:
+    """A name as written in an answer: titles of things in quotes."""
+    if isinstance(item, Item | Anchor):
+        label, category = item.label, item.category
+    else:
+        label = item
+    return f"“{label}”" if category == "Thing" else label
+
+
+def _join(names: Sequence[str]) -> str:
+    if not names:
+        return ""
+    if len(names) == 1:
+        return names[0]
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _years(years: tuple[int, int] | None) -> str:
+    if years is None:
+        return "an unknown date"
+    low, high = years
+    if low == high:
+        return str(low)
+    if high - low == 9 and low % 10 == 0:
+        return f"the {low}s"
+    if high - low == 99 and low % 100 == 0:
+        return f"the {low}s"
+    if low < -9000:
+        return f"before {high + 1}"
+    if high > 9000:
+        return f"after {low - 1}"
+    return f"{low}–{high}"
+
+
+def noun_phrase(var: Variable, n: int) -> str:
+    """How variable 0's members are named ("works", "a painting", "churches")."""
+    noun = var.noun if var.noun and var.noun not in {"who", "whom", "where"} else None
+    noun = noun or NOUNS.get(var.category or "", "entities")
+    single, plural = singularise(noun), pluralise(singularise(noun))
+    return single if n == 1 else plural
+
+
+def _target(link: Link, plan: ExactPlan) -> str:
+    if isinstance(link.target, Anchor):
+        return _quote(link.target)
+    var = plan.variables[link.target]
+    inner = constraint_phrase(var, plan)
+    return f"{noun_phrase(var, 2)} {inner}".strip()
+
+
+def constraint_phrase(var: Variable, plan: ExactPlan) -> str:
+    """The conditions of a variable in words ("made by Valentine Green in the 1780s")."""
+    parts = []
+    for link in var.links:
+        forward, backward = PHRASES.get(link.relation, ("{} (" + link.relation + ")",) * 2)
+        parts.append((backward if link.inverse else forward).format(_target(link, plan)))
+    for condition in var.filters:
+        parts.append(_filter_phrase(condition))
+    if var.types and var.noun and singularise(var.noun) not in var.types:
+        parts.append("of type " + " or ".join(var.types))
+    if var.exclude:
+        parts.append(f"(leaving out {len(var.exclude)} named)")
+    return " ".join(parts)
+
+
+def _filter_phrase(condition: ValueFilter) -> str:
+    verb = DATE_VERBS.get(condition.relation, condition.relation.replace("-", " "))
+    if condition.years is not None:
+        years = _years(condition.years)
+        preposition = "" if years.startswith(("before", "after")) else (
+            "in " if not years[0].isdigit() or "–" not in years else "between ")
+        if preposition == "between ":
+            low, high = condition.years
+            return f"{verb} between {low} and {high}"
+        return f"{verb} {preposition}{years}".replace("  ", " ")
+    return f"whose {condition.relation.replace('-', ' ')} mentions “{condition.contains}”"
+
+
+def _listed(items: Sequence[Item], limit: int = MAX_LISTED) -> str:
+    names = [_quote(it) for it in items[:limit]]
+    more = len(items) - len(names)
+    text = "; ".join(names)
+    return f"{text}; … and {more} more" if more > 0 else text
+
+
+def _value_text(values: Sequence[Value]) -> str:
+    texts = []
+    for v in values:
+        text = v.text
+        if v.years and not any(ch.isdigit() for ch in text):
+            text = f"{text} ({_years(v.years)})"
+        texts.append(text)
+    return "; ".join(dict.fromkeys(texts))
+
+
+def _value_sentence(item: Item, relation: str, values: Sequence[Value],
+                    lexicon: RelationLexicon) -> str:
+    name = _quote(item)
+    label = lexicon[relation].label
+    if not values:
+        return f"The graph records no {label} for {name}."
+    text = _value_text(values)
+    events = [v.event for v in values if v.event]
+    if relation in DATE_VERBS and not any(ch.isdigit() for ch in text):
+        return f"{name}: {label} {text} (no year recorded)."
+    if relation in DATE_VERBS:
+        verb = DATE_VERBS[relation]
+        where = f" ({'; '.join(dict.fromkeys(events))})" if len(values) > 1 and events else ""
+        prefix = "was " if relation not in {"death-date"} else ""
+        return f"{name} {prefix}{verb} in {text}{where}."
+    if relation == "credit-line":
+        return f"The credit line of {name} reads: {text}."
+    if relation == "has-type":
+        return f"{name} is classified as: {text}."
+    if relation in {"located-in", "took-place-at"}:
+        return f"{name} is located in {text}." if relation == "located-in" else \
+            f"{name} took place at {text}."
+    if relation in {"birth-place", "death-place"}:
+        verb = "was born" if relation == "birth-place" else "died"
+        return f"{name} {verb} in {text}."
+    return f"{name} — {label}: {text}."
+
+
+def render(result: ExactResult, executor: Executor, limit: int = MAX_LISTED) -> str:
+    """The sentence that answers the question of ``result.plan``."""
+    plan = result.plan
+    var = plan.variables[0]
+    lexicon = executor.lexicon
+    notes = f" ({'; '.join(result.notes)})" if result.notes else ""
+    if plan.operation == "value":
+        lines = []
+        for item in result.items[:limit]:
+            for relation in plan.attributes:
+                values = [v for v in item.values if v.relation == relation]
+                if values or relation == plan.attributes[0]:
+                    lines.append(_value_sentence(item, relation, values, lexicon))
+        if var.anchor is None and result.items:
+            what = constraint_phrase(var, plan)
+            lines.insert(0, f"{_capital(noun_phrase(var, len(result.items)))} {what}: "
+                            f"{_listed(result.items, limit)}.")
+        if not result.items:
+            return _empty(result, executor) + notes
+        return " ".join(lines) + notes
+    if plan.operation == "describe":
+        return describe(result, executor) + notes
+    what = constraint_phrase(var, plan)
+    n = result.total
+    if plan.operation == "count":
+        if not n:
+            return _empty(result, executor) + notes
+        among = f", among them {_join([_quote(i) for i in result.items[:5]])}" if n > 1 \
+            else f": {_listed(result.items, 1)}"
+        return f"{n} {noun_phrase(var, n)} {what}{among}.{notes}".replace("  ", " ")
+    if plan.operation == "superlative":
+        return _superlative(result, executor) + notes
+    if plan.operation == "group":
+        if not result.groups:
+            return _empty(result, executor) + notes
+        parts = [f"{g.key}: {len(g.items)}" for g in result.groups[:limit]]
+        more = f"; … and {len(result.groups) - limit} more groups" \
+            if len(result.groups) > limit else ""
+        return (f"{n} {noun_phrase(var, n)} {what}, per {plan.group_by or ''}: "
+                f"{'; '.join(parts)}{more}.{notes}").replace("  ", " ").replace(
+                    "per creation-date:", "per ")
+    if not result.items:
+        return _empty(result, executor) + notes
+    if var.noun in {"who", "whom"} and var.links and all(
+            isinstance(link.target, Anchor) and link.inverse for link in var.links):
+        link = var.links[0]
+        assert isinstance(link.target, Anchor)
+        verb = "made by" if link.relation == "created-by" else \
+            lexicon[link.relation].label
+        return f"{_quote(link.target)} was {verb} {_join([_quote(i) for i in result.items])}." \
+            + notes
+    head = f"{n} {noun_phrase(var, n)} {what}".replace("  ", " ").strip()
+    return f"{_capital(head)}: {_listed(result.items, limit)}.{notes}"
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _empty(result: ExactResult, executor: Executor) -> str:
+    plan = result.plan
+    var = plan.variables[0]
+    what = f"{noun_phrase(var, 2)} {constraint_phrase(var, plan)}".strip()
+    if result.missing_relations:
+        labels = [executor.lexicon[r].label for r in result.missing_relations]
+        return (f"This graph records no {_join(labels)} at all, so it cannot say which "
+                f"{what}: nothing found.")
+    if plan.operation == "count":
+        return f"0: there are no {what} in this graph."
+    return f"There are no {what} in this graph."
+
+
+def _superlative(result: ExactResult, executor: Executor) -> str:
+    plan = result.plan
+    var = plan.variables[0]
+    if not result.items:
+        return _empty(result, executor)
+    noun = noun_phrase(var, len(result.items))
+    what = constraint_phrase(var, plan)
+    if plan.order_by == "count":
+        counted = next((v for v in plan.variables[1:]), None)
+        thing = noun_phrase(counted, 2) if counted is not None else "members"
+        word = "most" if plan.descending else "fewest"
+        top = "; ".join(f"{_quote(i)} ({i.count})" for i in result.items)
+        return f"{_capital(noun)} with the {word} {thing}: {top}."
+    relation = plan.order_by or "creation-date"
+    word = {("dimension", True): "largest", ("dimension", False): "smallest",
+            ("birth-date", True): "youngest", ("birth-date", False): "oldest"}.get(
+        (relation, plan.descending), "latest" if plan.descending else "oldest")
+    parts = []
+    for item in result.items:
+        values = [v for v in item.values if v.relation == relation]
+        parts.append(f"{_quote(item)} ({_value_text(values)})")
+    scope = f" {what}" if what else ""
+    verb = "is" if len(result.items) == 1 else "are"
+    return f"The {word} {noun}{scope} {verb} {_join(parts)}, of {result.total} with a " \
+           f"{executor.lexicon[relation].label}."
+
+
+def describe(result: ExactResult, executor: Executor) -> str:
+    """The main facts of a named node, in sentences."""
+    if not result.items:
+        return _empty(result, executor)
+    item = result.items[0]
+    lexicon = executor.lexicon
+    facts = {
+        "Thing": ("has-type", "created-by", "creation-date", "medium-statement", "made-of",
+                  "located-in", "acquisition-date", "credit-line"),
+        "Actor": ("nationality", "birth-date", "birth-place", "death-date", "death-place"),
+        "Place": ("place-within",),
+        "Event": ("event-date", "took-place-at", "carried-out-by"),
+    }.get(item.category or "", ())
+    found = {r: executor.values_of([item.node], lexicon[r]).get(item.node, [])
+             for r in facts if r in lexicon}
+    name = _quote(item)
+    parts: list[str] = []
+    if item.category == "Thing":
+        kind = _value_text(found.get("has-type", [])[:3])
+        makers = _value_text(found.get("created-by", []))
+        date = _value_text(found.get("creation-date", []))
+        sentence = name + (f" ({kind})" if kind else "")
+        if makers:
+            sentence += f" was made by {makers}"
+            sentence += f" in {date}" if date else ""
+        elif date:
+            sentence += f" was made in {date}"
+        parts.append(sentence + ".")
+        medium = _value_text(found.get("medium-statement", [])) or \
+            _value_text(found.get("made-of", []))
+        if medium:
+            parts.append(f"Medium: {medium}.")
+        for relation, text in (("located-in", "Location"), ("acquisition-date", "Acquired"),
+                               ("credit-line", "Credit line")):
+            value = _value_text(found.get(relation, []))
+            if value:
+                parts.append(f"{text}: {value}.")
+    elif item.category == "Actor":
+        nationality = _value_text(found.get("nationality", []))
+        sentence = name + (f" ({nationality})" if nationality else "")
+        life = []
+        for relation, verb in (("birth-date", "born"), ("death-date", "died")):
+            when = _value_text(found.get(relation, []))
+            place = _value_text(found.get(relation.replace("date", "place"), []))
+            if when or place:
+                life.append(f"{verb}{' in ' + when if when else ''}"
+                            f"{' in ' + place if place else ''}")
+        parts.append(sentence + (" was " + " and ".join(life) if life else "") + ".")
+        made = executor.walker.walk(lexicon["created-by"], _ids(executor, item), reverse=True)
+        works = sorted({executor.label(int(n)) for n in made.node})
+        if works:
+            parts.append(f"{len(works)} works in the graph were made by {item.label}, among "
+                         f"them {_join([f'“{w}”' for w in works[:5]])}.")
+    else:
+        for relation, values in found.items():
+            if values:
+                parts.append(f"{lexicon[relation].label.capitalize()}: {_value_text(values)}.")
+        if not parts:
+            parts.append(f"{name} ({item.category or 'node'}).")
+    return " ".join(parts)
+
+
+def _ids(executor: Executor, item: Item) -> np.ndarray:
+    return np.asarray([item.node], dtype=np.int64)
+
+
+def evidence_lines(result: ExactResult, executor: Executor,
+                   limit: int = MAX_EVIDENCE) -> list[str]:
+    """Witness paths of the first members, one line each ("A → was produced by → B")."""
+    lines = []
+    for item in result.items[:limit]:
+        triples = list(item.evidence)
+        for value in item.values:
+            triples += value.evidence
+        if not triples:
+            continue
+        lines.append(path_text(triples, executor))
+    return list(dict.fromkeys(lines))
+
+
+def path_text(triples: Sequence[tuple[int, int, int]], executor: Executor) -> str:
+    """Triples as one readable chain where they connect, separated by " ; " otherwise."""
+    parts: list[str] = []
+    last = None
+    store = executor.store
+    for s, p, o in triples:
+        predicate = executor.ontology.label(store.term(p))
+        if last is not None and s == last:
+            parts.append(f"→ {predicate} → {executor.label(o)}")
+        elif last is not None and o == last:
+            parts.append(f"← {predicate} ← {executor.label(s)}")
+        else:
+            if parts:
+                parts.append(";")
+            parts.append(f"{executor.label(s)} → {predicate} → {executor.label(o)}")
+        last = o if (last is None or s == last or last not in (s, o)) else s
+    return " ".join(parts)
+
+
+def describe_plan(plan: ExactPlan, lexicon: RelationLexicon) -> str:
+    """The plan as a readable FR path: what is asked, through which relations."""
+    var = plan.variables[0]
+    subject = _quote(var.anchor) if var.anchor else noun_phrase(var, 2)
+    lines = [f"{plan.operation}: {subject} {constraint_phrase(var, plan)}".strip()]
+    for v in plan.variables:
+        for link in v.links:
+            relation = lexicon[link.relation]
+            path = " | ".join(" / ".join(_step_text(s) for s in p) for p in relation.paths)
+            origin = f"FR {relation.fr}" if relation.fr else "CRM path"
+            lines.append(f"  {relation.label}{' (inverse)' if link.inverse else ''}: "
+                         f"{origin}: {path}")
+        for condition in v.filters:
+            relation = lexicon[condition.relation]
+            path = " | ".join(" / ".join(_step_text(s) for s in p) for p in relation.paths)
+            lines.append(f"  {relation.label} {_filter_phrase(condition)}: {path}")
+    for name in plan.attributes:
+        relation = lexicon[name]
+        path = " | ".join(" / ".join(_step_text(s) for s in p) for p in relation.paths)
+        lines.append(f"  answer: {relation.label}: {path}")
+    return "\n".join(lines)
+
+
+def _step_text(step: object) -> str:
+    from llama_index_crm.ontology import Step
+
+    assert isinstance(step, Step)
+    if step.kind == "property":
+        text = str(step.property)
+    else:
+        inner = [_step_text(c) for c in step.children] or list(step.all_of)
+        text = "(" + (" | " if step.kind == "any_of" else " / ").join(inner) + ")"
+    if step.repeat:
+        text += "*" if step.optional else "+"
+    elif step.optional:
+        text += "?"
+    return text

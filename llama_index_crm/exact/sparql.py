@@ -1,0 +1,209 @@
+"""An :class:`~.plan.ExactPlan` as the SPARQL query a user can run on their own endpoint.
+
+The query uses the graph's own predicate and class IRIs (every form the data uses of a CRM
+property and its sub-properties, inverses read backwards with ``^``), so on the graph the
+index was built from it returns the same set the executor computed. Things are restricted to
+the graph's classes of their category, statements and records of other things left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from llama_index_crm.exact.execute import NON_WORK_CLASSES, PHYSICAL_CLASS, Executor
+from llama_index_crm.exact.plan import Anchor, ExactPlan, ValueFilter, Variable
+from llama_index_crm.exact.relations import Relation
+from llama_index_crm.ontology import Step
+from llama_index_crm.rdf import RDF_VALUE, RDFS
+
+__all__ = ["plan_sparql", "relation_path"]
+
+YEAR_EXPR = 'xsd:integer(REPLACE(STR({}), "^[^0-9-]*(-?[0-9]{{4}}).*$", "$1"))'
+TEXT_PREDICATES = (RDF_VALUE, RDFS + "label")
+
+
+def _iri(term: str) -> str:
+    return f"<{term}>"
+
+
+def _step(step: Step, executor: Executor) -> str | None:
+    if step.kind == "property":
+        assert step.property is not None
+        forward, backward = executor.engine.predicate_forms(step.property)
+        parts = [_iri(f) for f in forward] + [f"^{_iri(b)}" for b in backward]
+        if not parts:
+            return None
+        text = parts[0] if len(parts) == 1 else "(" + "|".join(parts) + ")"
+    elif step.kind == "all_of":
+        return _step(Step("property", step.all_of[0], repeat=step.repeat,
+                          optional=step.optional), executor) if step.all_of else None
+    else:
+        inner = [_step(c, executor) for c in step.children]
+        if step.kind == "any_of":
+            kept = [i for i in inner if i]
+            if not kept:
+                return None
+            text = kept[0] if len(kept) == 1 else "(" + "|".join(kept) + ")"
+        else:
+            if any(i is None for i in inner):
+                return None
+            text = "(" + "/".join(i for i in inner if i) + ")"
+    if step.repeat:
+        text = f"{text}{'*' if step.optional else '+'}"
+    elif step.optional:
+        text = f"{text}?"
+    return text
+
+
+def relation_path(relation: Relation, executor: Executor, closure: bool = False) -> str | None:
+    """A relation as one SPARQL property path over the graph's predicates."""
+    alternatives = []
+    for path in relation.paths:
+        steps = [_step(s, executor) for s in path]
+        if any(s is None for s in steps):
+            continue
+        text = "/".join(s for s in steps if s)
+        if closure and relation.closure is not None:
+            tail = _step(Step(relation.closure.kind, relation.closure.property,
+                              relation.closure.children, repeat=True, optional=True), executor)
+            if tail:
+                text = f"{text}/{tail}"
+        alternatives.append(text if len(steps) == 1 else f"({text})")
+    if not alternatives:
+        return None
+    return alternatives[0] if len(alternatives) == 1 else "(" + "|".join(alternatives) + ")"
+
+
+class _Query:
+    def __init__(self, plan: ExactPlan, executor: Executor) -> None:
+        self.plan = plan
+        self.x = executor
+        self.lines: list[str] = []
+        self.n = 0
+
+    def fresh(self, stem: str) -> str:
+        self.n += 1
+        return f"?{stem}{self.n}"
+
+    def var(self, index: int) -> None:
+        var = self.plan.variables[index]
+        name = f"?v{index}"
+        if var.anchor is not None:
+            nodes = " ".join(_iri(n) for n in var.anchor.nodes)
+            self.lines.append(f"VALUES {name} {{ {nodes} }}")
+        else:
+            classes = self.classes(var)
+            if classes:
+                c = self.fresh("class")
+                self.lines.append(f"{name} a {c} . VALUES {c} {{ {' '.join(classes)} }}")
+        for link in var.links:
+            relation = self.x.lexicon[link.relation]
+            anchored = isinstance(link.target, Anchor)
+            path = relation_path(relation, self.x, closure=anchored and not link.inverse)
+            if path is None:
+                self.lines.append("FILTER(false)  # the graph has no predicate for "
+                                  + relation.id)
+                continue
+            if isinstance(link.target, Anchor) and link.target.also:
+                other = self.fresh("anchor")
+                nodes = " ".join(_iri(n) for n in link.target.nodes)
+                self.lines.append(f"VALUES {other} {{ {nodes} }}")
+            else:
+                other = _iri(link.target.node) if isinstance(link.target, Anchor) else \
+                    f"?v{link.target}"
+            self.lines.append(f"{other} {path} {name} ." if link.inverse else
+                              f"{name} {path} {other} .")
+            if isinstance(link.target, int):
+                self.var(link.target)
+        for condition in var.filters:
+            self.filter(name, condition)
+        if var.types:
+            self.types(name, var.types)
+        for node in var.exclude:
+            self.lines.append(f"FILTER({name} != {_iri(node)})")
+
+    def classes(self, var: Variable) -> list[str]:
+        """The graph's class IRIs of a variable's category (Things: no statements)."""
+        engine = self.x.engine
+        if engine.type_id is None or var.category is None:
+            return []
+        store = self.x.store
+        import numpy as np
+
+        found = np.unique(store.o_ids[store.p_ids == engine.type_id])
+        non_work = {int(c) for cls in NON_WORK_CLASSES for c in engine.class_ids(cls)}
+        physical = {int(c) for c in engine.class_ids(PHYSICAL_CLASS)}
+        out = []
+        for cls in found.tolist():
+            iri = store.term(cls)
+            if self.x.ontology.class_category(iri) != var.category:
+                continue
+            if var.category == "Thing" and cls in non_work and cls not in physical:
+                continue
+            out.append(_iri(iri))
+        return sorted(out)
+
+    def filter(self, name: str, condition: ValueFilter) -> None:
+        relation = self.x.lexicon[condition.relation]
+        path = relation_path(relation, self.x)
+        if path is None:
+            self.lines.append("FILTER(false)")
+            return
+        end = self.fresh("value")
+        self.lines.append(f"{name} {path} {end} .")
+        if condition.years is not None:
+            begin_forms, _ = self.x.engine.predicate_forms("P82a_begin_of_the_begin")
+            end_forms, _ = self.x.engine.predicate_forms("P82b_end_of_the_end")
+            b, e = self.fresh("begin"), self.fresh("end")
+            self.lines.append(f"{end} {_alt(begin_forms)} {b}r .")
+            self.lines.append(f"OPTIONAL {{ {end} {_alt(end_forms)} {e}r }}")
+            self.lines.append(f"BIND({YEAR_EXPR.format(b + 'r')} AS {b})")
+            self.lines.append(f"BIND(COALESCE({YEAR_EXPR.format(e + 'r')}, {b}) AS {e})")
+            low, high = condition.years
+            self.lines.append(f"FILTER({b} >= {low} && {e} <= {high})")
+        if condition.contains:
+            text = self.fresh("text")
+            forms = [*TEXT_PREDICATES, *self.x.engine.predicate_forms(
+                "P190_has_symbolic_content")[0]]
+            self.lines.append(f"{end} {_alt(forms)} {text} .")
+            self.lines.append(f'FILTER(CONTAINS(LCASE(STR({text})), "{condition.contains}"))')
+        if relation.statement_types:
+            self.statement(end, relation.statement_types)
+
+    def statement(self, node: str, wanted: Sequence[str]) -> None:
+        ids = self.x.walker.type_ids(wanted)
+        forms, _ = self.x.engine.predicate_forms("P2_has_type")
+        types = " ".join(_iri(self.x.store.term(int(i))) for i in ids)
+        t = self.fresh("stype")
+        self.lines.append(f"{node} {_alt(forms)} {t} . VALUES {t} {{ {types} }}")
+
+    def types(self, name: str, words: Sequence[str]) -> None:
+        relation = self.x.lexicon["has-type"]
+        path = relation_path(relation, self.x)
+        t, label = self.fresh("type"), self.fresh("typelabel")
+        pattern = "|".join(words)
+        self.lines.append(f"{name} {path} {t} . {t} {_alt(TEXT_PREDICATES)} {label} .")
+        self.lines.append(f'FILTER(REGEX(LCASE(STR({label})), "(^| )({pattern})$"))')
+
+
+def _alt(forms: Sequence[str]) -> str:
+    return "|".join(_iri(f) for f in forms) or "<urn:none>"
+
+
+def plan_sparql(plan: ExactPlan, executor: Executor) -> str:
+    """The SPARQL query of ``plan`` over the graph's own IRIs."""
+    query = _Query(plan, executor)
+    query.var(0)
+    body = "\n  ".join(query.lines)
+    prefix = "PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>\n"
+    if plan.operation == "count":
+        return f"{prefix}SELECT (COUNT(DISTINCT ?v0) AS ?count) WHERE {{\n  {body}\n}}"
+    if plan.operation == "value" and plan.attributes:
+        relation = executor.lexicon[plan.attributes[0]]
+        path = relation_path(relation, executor) or "<urn:none>"
+        extra = f"\n  ?v0 {path} ?value ."
+        return f"{prefix}SELECT DISTINCT ?v0 ?value WHERE {{\n  {body}{extra}\n}}"
+    note = ""
+    if plan.operation in {"superlative", "group"}:
+        note = f"# {plan.operation} by {plan.order_by or plan.group_by}: ranked over these\n"
+    return f"{prefix}{note}SELECT DISTINCT ?v0 WHERE {{\n  {body}\n}} ORDER BY ?v0"

@@ -1,0 +1,138 @@
+"""What the exact layer reads off nodes: categories, years of time-spans, texts and labels.
+
+All tables are computed once per graph with vectorised passes over the triple store and kept
+as numpy arrays indexed by term id.
+
+* **Years.** A time-span's begin is the earliest of its ``P82a_begin_of_the_begin``,
+  ``P81a_end_of_the_begin``, ``P82_at_some_time_within``, ``P81_ongoing_throughout``; its end
+  the latest of ``P82b``, ``P81b``, ``P82``, ``P81``. A literal's year is its first run of
+  four digits (a minus sign before it makes it BCE), so ``"1949-31-12"`` and
+  ``"after 1845-01-01"`` (both seen in museum dumps) still give a year. A time-span with no
+  such property takes the years written in its label ("between 1765 and 1766").
+* **Texts.** A node's text is its ``P190_has_symbolic_content``, ``rdf:value`` or label
+  literal (statements, appellations).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cached_property
+
+import numpy as np
+
+from llama_index_crm.ontology import CATEGORIES, Ontology
+from llama_index_crm.rdf import RDF_VALUE, RDFS, SKOS, Literal, decode_object
+from llama_index_crm.storage.names import node_categories
+from llama_index_crm.storage.triples import TripleStore
+
+__all__ = ["NO_YEAR", "GraphValues", "year_of"]
+
+NO_YEAR = np.iinfo(np.int32).min
+"""Marks a term without a known year."""
+BEGIN_PROPERTIES = ("P82a_begin_of_the_begin", "P81a_end_of_the_begin",
+                    "P82_at_some_time_within", "P81_ongoing_throughout")
+END_PROPERTIES = ("P82b_end_of_the_end", "P81b_begin_of_the_end",
+                  "P82_at_some_time_within", "P81_ongoing_throughout")
+TEXT_PREDICATES = (RDF_VALUE, RDFS + "label", SKOS + "prefLabel")
+TEXT_PROPERTIES = ("P190_has_symbolic_content", "P3_has_note")
+_YEAR_RE = re.compile(r"(-?)(\d{4})(?!\d)")
+_LABEL_YEAR_RE = re.compile(r"(?<!\d)(\d{3,4})(?!\d)")
+
+
+def year_of(text: str) -> int | None:
+    """The year a date literal stands for (its first four-digit run; ``-`` makes it BCE).
+
+    >>> year_of("1765-01-01"), year_of("after 1845-01-01"), year_of("-0500"), year_of("c.")
+    (1765, 1845, -500, None)
+    """
+    match = _YEAR_RE.search(text)
+    if not match:
+        return None
+    return -int(match.group(2)) if match.group(1) else int(match.group(2))
+
+
+class GraphValues:
+    """Categories, years, texts and labels of the nodes of one graph.
+
+    Args:
+        store: the triple store.
+        ontology: the CRM vocabulary.
+    """
+
+    def __init__(self, store: TripleStore, ontology: Ontology | None = None) -> None:
+        self.store = store
+        self.ontology = ontology or Ontology.default()
+
+    @cached_property
+    def categories(self) -> np.ndarray:
+        """Per term id, the index of its category in ``CATEGORIES`` (-1: none)."""
+        return node_categories(self.store, self.ontology)
+
+    def category(self, node: int) -> str | None:
+        """The category of one node."""
+        code = int(self.categories[node])
+        return CATEGORIES[code] if code >= 0 else None
+
+    def _predicates(self, names: tuple[str, ...]) -> np.ndarray:
+        ids = np.unique(self.store.p_ids)
+        iris = self.store.take(ids)
+        found = [i for i, iri in zip(ids.tolist(), iris, strict=True)
+                 if (self.ontology.canonical(iri) or iri) in names or iri in names]
+        return np.asarray(found, dtype=np.int64)
+
+    @cached_property
+    def years(self) -> tuple[np.ndarray, np.ndarray]:
+        """(begin, end) year per term id; :data:`NO_YEAR` where unknown."""
+        store = self.store
+        begin = np.full(store.terms, np.iinfo(np.int32).max, dtype=np.int64)
+        end = np.full(store.terms, NO_YEAR, dtype=np.int64)
+        for names, target, pick in ((BEGIN_PROPERTIES, begin, np.minimum),
+                                    (END_PROPERTIES, end, np.maximum)):
+            mask = np.isin(store.p_ids, self._predicates(names)) & store.is_literal[store.o_ids]
+            subjects, objects = store.s_ids[mask], store.o_ids[mask]
+            literals = np.unique(objects)
+            parsed = np.asarray([year_of(_literal_text(t)) or NO_YEAR
+                                 for t in store.take(literals)], dtype=np.int64)
+            years = parsed[np.searchsorted(literals, objects)]
+            ok = years != NO_YEAR
+            pick.at(target, subjects[ok], years[ok])
+        begin[begin == np.iinfo(np.int32).max] = NO_YEAR
+        missing = (begin == NO_YEAR) & (end != NO_YEAR)
+        begin[missing] = end[missing]
+        missing = (end == NO_YEAR) & (begin != NO_YEAR)
+        end[missing] = begin[missing]
+        return begin, end
+
+    def span_years(self, node: int) -> tuple[int, int] | None:
+        """The (begin, end) years of a time-span, from its properties or else its label."""
+        begin, end = self.years
+        if begin[node] != NO_YEAR:
+            return int(begin[node]), int(end[node])
+        label = self.store.label_of(node) or ""
+        found = [int(y) for y in _LABEL_YEAR_RE.findall(label)]
+        return (min(found), max(found)) if found else None
+
+    @cached_property
+    def _text_predicates(self) -> np.ndarray:
+        return self._predicates(TEXT_PROPERTIES + TEXT_PREDICATES)
+
+    def text(self, node: int) -> str | None:
+        """A node's own text: its symbolic content, value or label literal."""
+        p_ids, o_ids = self.store.out_ids(node)
+        for pred in self._text_predicates.tolist():
+            hits = o_ids[(p_ids == pred) & self.store.is_literal[o_ids]]
+            if len(hits):
+                return _literal_text(self.store.term(int(hits[0])))
+        return None
+
+    def label(self, node: int) -> str:
+        """The name to show for a node: its archive label, its text, or its IRI's end."""
+        term = self.store.term(node)
+        if self.store.is_literal[node]:
+            return _literal_text(term)
+        return self.store.label_of(node) or self.text(node) or term.rsplit("/", 1)[-1]
+
+
+def _literal_text(encoded: str) -> str:
+    value = decode_object(encoded)
+    return value.value if isinstance(value, Literal) else value
