@@ -25,6 +25,7 @@ from llama_index_crm.cli import main as cli_main
 from llama_index_crm.errors import IndexFormatError
 from llama_index_crm.events import StageCandidatesEvent
 from llama_index_crm.query.chat import CrmChatEngine
+from llama_index_crm.query.engine import RETRIEVAL_NOTE
 
 DEMO = Path(__file__).resolve().parents[1] / "examples" / "data" / "troodos.ttl"
 T = "https://example.org/troodos/"
@@ -272,7 +273,14 @@ def test_list_question_anchored_on_a_node_without_a_document(tmp_path: Path) -> 
     """)
     built = CrmGraphIndex.build([str(graph)], tmp_path / "index")
     answer = built.ask("What works depict Ireland?")
-    assert answer.answer == "Ireland: Muckross Abbey, Killarney; Traveling Potter Outside a Cottage"
+    assert answer.status == "answered"
+    assert answer.answer == ("2 works depicting Ireland: “Muckross Abbey, Killarney”; "
+                             "“Traveling Potter Outside a Cottage”.")
+    # without the exact layer, retrieval anchors the list on the same node and says so
+    retrieved = built.as_query_pipeline(exact=False).run("What works depict Ireland?")
+    assert retrieved.status == "retrieval_only" and retrieved.count is None
+    assert retrieved.answer.endswith(
+        "Ireland: Muckross Abbey, Killarney; Traveling Potter Outside a Cottage")
     # the terms channel put both works in the pool, ahead of the one that only mentions it
     pool = built.as_retriever().retrieve("What works depict Ireland?")
     ranked = [n.node.metadata["uri"] for n in pool]
@@ -282,8 +290,8 @@ def test_list_question_anchored_on_a_node_without_a_document(tmp_path: Path) -> 
 def test_tell_me_about_describes_the_named_entity(index: CrmGraphIndex) -> None:
     """A request for a description gets the entity's identifying facts (makers, dates,
     places), not the lines that merely share words with the question."""
-    answer = index.ask('Tell me about "Panagia Podithou".').answer
-    lines = answer.splitlines()
+    answer = index.as_query_pipeline(exact=False).run('Tell me about "Panagia Podithou".').answer
+    lines = answer.removeprefix(RETRIEVAL_NOTE).strip().splitlines()
     assert all(line.startswith("Panagia Podithou: ") for line in lines)
     assert any("Created by (actor): Demetre de Coron" in line for line in lines)
     assert any("Beginning of existence: 1502" in line for line in lines)

@@ -596,7 +596,7 @@ def _group_key(value: Value, unit: str) -> str | None:
         return value.text
     if value.years is None:
         return None
-    year = value.years[0]
+    year = (value.years[0] + value.years[1]) // 2  # "1000–1100" is the 11th century
     if unit == "decade":
         return f"{year - year % 10}s"
     if unit == "century":

@@ -29,7 +29,7 @@ import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from llama_index_crm.exact.linking import Candidate, Mention, NameIndex, max_edits
+from llama_index_crm.exact.linking import STOP_WORDS, Candidate, Mention, NameIndex, max_edits
 from llama_index_crm.exact.plan import Anchor, ExactPlan, Link, ValueFilter, Variable
 from llama_index_crm.exact.relations import Relation, RelationLexicon
 from llama_index_crm.query.conversation import quoted_titles, word_set
@@ -240,7 +240,8 @@ class RulePlanner:
         self.relation_words = {fold_name(w) for r in self.lexicon.values() for w in r.words}
         self.vocabulary = (WH | AUX | DETERMINERS | IMPERATIVE | FILLER | COLLECTION
                            | HOLDING_VERBS | COUNT_WORDS | PREPOSITIONS | set(PRONOUNS)
-                           | set(SUPERLATIVES) | set(NUMBERS) | set(nouns)
+                           | set(SUPERLATIVES) | set(NUMBERS) | set(nouns) | GROUP_WORDS
+                           | set(GROUP_UNITS)
                            | {w for p in self.relation_words for w in p.split()}
                            | {"and", "or", "not", "no", "than", "as", "if", "whether", "did"})
         self._vocab_list = sorted(self.vocabulary)
@@ -324,8 +325,8 @@ class RulePlanner:
         """Phrases that are question vocabulary, not names."""
         if all(w in self.vocabulary or w.isdigit() for w in span):
             return True
-        return span[0] in {"of", "by", "and", "or", "in", "at"} or span[-1] in {
-            "the", "a", "an", "of", "by", "and", "in", "at", "s"}
+        return (span[0] in STOP_WORDS and span[0] not in {"the", "a", "an"}) or \
+            span[-1] in STOP_WORDS or span[-1] == "s"
 
     def _mentions(self, elements: list[_El]) -> list[_El]:
         """Words grouped into mentions (exact names) and runs (unknown words)."""
@@ -405,6 +406,7 @@ class _Builder:
         self.described = described
         self.missing: list[Missing] = []
         self.ambiguous: list[Unresolved] = []
+        self.notes: list[str] = []
         self.words = [e.word for e in elements]
         self.verbs = [w for e in elements if e.kind == "word" for w in e.words]
 
@@ -486,8 +488,13 @@ class _Builder:
         if wh == "how" and first is not None and first + 1 < len(words) and \
                 words[first + 1] in {"many", "much"}:
             wh = "how many"
+        excluded = self._take_exclusions()
         operation, order, limit, group = self._operation(wh)
         head, rest = self._head(wh, operation)
+        if head is not None and excluded:
+            self._exclude(head, excluded)
+        if self._dangling_pronoun():
+            return self._done(None, "a pronoun with nothing before it to point to")
         if head is None and operation not in {"value", "describe"}:
             return self._done(None, "no subject")
         slots: list[_Slot] = [head] if head is not None else []
@@ -649,15 +656,12 @@ class _Builder:
         current = head
         anchors: list[_Slot] = []
         cue: list[str] = []
-        excluded = False
         i = 0
         while i < len(rest):
             el = rest[i]
             if el.kind == "word":
                 w = el.word
-                if self._exclusion(rest, i):
-                    excluded = True
-                elif w == "⟨adj⟩" or w == "⟨poss⟩":
+                if w == "⟨adj⟩" or w == "⟨poss⟩":
                     cue = [w]
                 elif w in self.p.nouns and w not in COLLECTION:
                     nxt = rest[i + 1].word if i + 1 < len(rest) else ""
@@ -684,13 +688,6 @@ class _Builder:
             # a name: the object of the cue before it, or the agent of a verb after it
             after = [e.word for e in rest[i + 1:i + 3] if e.kind == "word"]
             words = cue or after
-            if excluded and head is not None:
-                anchor = self._anchor(el, [head.category] if head.category else None)
-                if anchor is not None:
-                    head.exclude.append(anchor.node)
-                excluded = False
-                i += 1
-                continue
             if not cue and current is not None and current is head and not head.links and \
                     head.anchor is None and i and rest[i - 1].word in COPULA and \
                     head.noun not in {"who", "whom"}:
@@ -712,9 +709,44 @@ class _Builder:
         return any(r.value in {"time", "text"} for r in self.p.relations_for(w)) and \
             w not in self.p.nouns
 
-    def _exclusion(self, rest: list[_El], i: int) -> bool:
-        joined = " ".join(e.word for e in rest[i:i + 2])
-        return any(joined.startswith(x) or rest[i].word == x for x in EXCLUSIONS)
+    def _dangling_pronoun(self) -> bool:
+        """"Which churches did he found?" with no earlier turn: nobody to point to."""
+        named = any(e.kind in {"mention", "run"} for e in self.els)
+        return not named and any(e.kind == "word" and e.word in {"he", "she", "him", "it",
+                                                                  "they", "them", "his",
+                                                                  "her", "its", "their"}
+                                 for e in self.els)
+
+    def _take_exclusions(self) -> list[_El]:
+        """Remove "aside from X", "other than X", "except X"… from the elements; the
+        names they exclude are returned."""
+        found: list[_El] = []
+        kept: list[_El] = []
+        i = 0
+        els = self.els
+        while i < len(els):
+            n = next((len(x.split()) for x in EXCLUSIONS
+                      if " ".join(e.word for e in els[i:i + len(x.split())]) == x), 0)
+            if n and i + n < len(els) and els[i + n].kind in {"mention", "run"}:
+                found.append(els[i + n])
+                i += n + 1
+                continue
+            kept.append(els[i])
+            i += 1
+        self.els = kept
+        self.words = [e.word for e in kept]
+        return found
+
+    def _exclude(self, head: _Slot, names: list[_El]) -> None:
+        """Exclusions as the head's nodes: those the words name, or whose names contain
+        them ("aside from Asinou": the church "Panagia Phorbiottissa (Asinou)")."""
+        wanted = [head.category] if head.category else None
+        for el in names:
+            found = [c for c in self.p.names.lookup(el.text, wanted) if c.how != "partial"]
+            found += [c for c in self.p.names.containing(el.text, limit=20)
+                      if wanted is None or c.category in wanted]
+            head.exclude.extend(dict.fromkeys(c.node for c in found))
+            self.notes.append(f"aside from “{el.text}”")
 
     def _noun_slot(self, word: str) -> _Slot:
         category = self.p.nouns[word]
@@ -1043,7 +1075,7 @@ class _Builder:
         plan = ExactPlan(self.text, tuple(built[i] for i in range(len(variables))),
                          operation,  # type: ignore[arg-type]
                          attributes=tuple(attributes),  # type: ignore[arg-type]
-                         **kwargs)  # type: ignore[arg-type]
+                         notes=tuple(self.notes), **kwargs)  # type: ignore[arg-type]
         return plan
 
 

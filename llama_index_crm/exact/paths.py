@@ -77,7 +77,10 @@ class CompiledStep:
 
     @property
     def empty(self) -> bool:
-        """True when the step can match nothing in this graph."""
+        """True when the step can match nothing in this graph (an optional step can
+        always be skipped)."""
+        if self.optional:
+            return False
         if self.children:
             return all(c.empty for c in self.children) if not self.sequence else any(
                 c.empty for c in self.children)

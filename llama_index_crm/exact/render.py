@@ -110,7 +110,7 @@ def constraint_phrase(var: Variable, plan: ExactPlan) -> str:
     if var.types and var.noun and singularise(var.noun) not in var.types:
         parts.append("of type " + " or ".join(var.types))
     if var.exclude:
-        parts.append(f"(leaving out {len(var.exclude)} named)")
+        parts.append(f"({'; '.join(plan.notes)})" if plan.notes else "(some left out)")
     return " ".join(parts)
 
 
@@ -210,21 +210,60 @@ def render(result: ExactResult, executor: Executor, limit: int = MAX_LISTED) -> 
         parts = [f"{g.key}: {len(g.items)}" for g in result.groups[:limit]]
         more = f"; … and {len(result.groups) - limit} more groups" \
             if len(result.groups) > limit else ""
-        return (f"{n} {noun_phrase(var, n)} {what}, per {plan.group_by or ''}: "
-                f"{'; '.join(parts)}{more}.{notes}").replace("  ", " ").replace(
-                    "per creation-date:", "per ")
+        unit = (plan.group_by or "").split(":")[-1]
+        unit = lexicon[unit].label if unit in lexicon else unit
+        head = f"{n} {noun_phrase(var, n)} {what}".strip()
+        return f"{_capital(head)}, per {unit}: {'; '.join(parts)}{more}.{notes}"
     if not result.items:
         return _empty(result, executor) + notes
+    makers = [link for link in var.links if link.relation == "created-by" and link.inverse]
+    if var.category == "Actor" and makers and len(result.items) <= limit:
+        return _makers(result, makers[0], executor) + notes
     if var.noun in {"who", "whom"} and var.links and all(
             isinstance(link.target, Anchor) and link.inverse for link in var.links):
         link = var.links[0]
         assert isinstance(link.target, Anchor)
-        verb = "made by" if link.relation == "created-by" else \
-            lexicon[link.relation].label
+        verb = lexicon[link.relation].label
         return f"{_quote(link.target)} was {verb} {_join([_quote(i) for i in result.items])}." \
             + notes
     head = f"{n} {noun_phrase(var, n)} {what}".replace("  ", " ").strip()
     return f"{_capital(head)}: {_listed(result.items, limit)}.{notes}"
+
+
+def _makers(result: ExactResult, link: Link, executor: Executor) -> str:
+    """"Who made X?": each maker with what they made, through which event, when."""
+    carried = set(executor.engine.property_ids("P14_carried_out_by").tolist())
+    made = set(executor.engine.property_ids("P92i_was_brought_into_existence_by").tolist())
+    made_back = set(executor.engine.property_ids("P92_brought_into_existence").tolist())
+    by_thing: dict[int, list[str]] = {}
+    for item in result.items:
+        events = {s for s, p, o in item.evidence if p in carried and o == item.node}
+        things = {s for s, p, o in item.evidence if p in made and o in events}
+        things |= {o for s, p, o in item.evidence if p in made_back and s in events}
+        details = [event_details(executor, e) for e in sorted(events)]
+        text = item.label + (f" ({'; '.join(d for d in details if d)})" if any(details) else "")
+        for thing in sorted(things) or [-1]:
+            by_thing.setdefault(thing, []).append(text)
+    parts = []
+    for thing, names in by_thing.items():
+        title = _quote(executor.label(thing), "Thing") if thing >= 0 else (
+            _quote(link.target) if isinstance(link.target, Anchor) else "it")
+        parts.append(f"{title} was made by {_join(names)}")
+    return "; ".join(parts) + "."
+
+
+def event_details(executor: Executor, event: int) -> str:
+    """What an event was (its types and technique) and when ("etching, 1781")."""
+    lexicon = executor.lexicon
+    ids = np.asarray([event], dtype=np.int64)
+    kinds = [executor.label(int(n)) for n in
+             executor.walker.walk(lexicon["has-type"], ids).node] if "has-type" in lexicon else []
+    technique = executor.engine.property_ids("P32_used_general_technique")
+    _, found = executor.engine.objects_of(ids, technique)
+    kinds += [executor.label(int(n)) for n in found]
+    dates = executor.values_of([event], lexicon["event-date"]).get(event, [])
+    words = [k for k in dict.fromkeys(kinds) if "(unlabelled)" not in k]
+    return ", ".join([*words, *(_value_text([d]) for d in dates)])
 
 
 def _capital(text: str) -> str:

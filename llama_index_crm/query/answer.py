@@ -251,11 +251,11 @@ def structured_answer(
                 return (f"{len(names)} ({what} linked to {found.anchor_label}{period}): "
                         f"{shown}{more}", len(names), cited)
             return f"{found.anchor_label}{period}: {shown}{more}", None, cited
-        if plan.type == "aggregation":
-            hits = [n for n in nodes
-                    if n.node.metadata.get("category") in set(plan.target_categories)]
-            return (f"{len(hits)} matching documents in the context.", len(hits),
-                    [str(n.node.metadata.get("uri")) for n in hits])
+        if plan.type == "aggregation":  # never a count of documents in the context
+            names = [str(n.node.metadata.get("label", "")) for n in nodes[:5]]
+            return ("No exact count could be computed; the documents retrieved for it are: "
+                    + "; ".join(names) + ".", None,
+                    [str(n.node.metadata.get("uri")) for n in nodes[:5]])
     described = summary(plan.question, plan, nodes)
     if described:
         return described, None, [str(nodes[0].node.metadata.get("uri"))]
