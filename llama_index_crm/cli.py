@@ -109,10 +109,19 @@ def _pipeline(args: argparse.Namespace) -> Any:
     return CrmQueryPipeline(index, llm=make_llm(args.llm))
 
 
-def _print_answer(answer: Any, show_context: bool) -> None:
+def _print_answer(answer: Any, show_context: bool, explain: bool = False) -> None:
     print(answer.answer)
     if answer.count is not None:
         print(f"(count: {answer.count})")
+    print(f"[{answer.status}]")
+    exact = answer.exact
+    if exact is not None and exact.evidence:
+        print("\nEvidence:")
+        for line in exact.evidence:
+            print(f"  {line}")
+    if explain and exact is not None and exact.plan is not None:
+        print("\nPlan:\n  " + exact.plan_text.replace("\n", "\n  "))
+        print("\nSPARQL:\n" + exact.sparql)
     print("\nSources:")
     for item in answer.retrieved():
         print(f"  {item['score']:.4f}  {item['label']}  <{item['uri']}>")
@@ -132,11 +141,10 @@ def cmd_query(args: argparse.Namespace) -> int:
         for q in questions:
             history = histories.get(q["turn_of"], []) if q.get("turn_of") else []
             answer = pipeline.run(q["question"], history)
-            top = answer.nodes[0].node.metadata.get("label", "") if answer.nodes else ""
-            histories[q["id"]] = [*history, (q["question"], str(top))]
+            histories[q["id"]] = [*history, (q["question"], answer.answer)]
             out.write(json.dumps({
                 "id": q["id"], "retrieved": answer.retrieved(), "context": answer.context,
-                "answer": answer.answer, "count": answer.count,
+                "answer": answer.answer, "count": answer.count, "status": answer.status,
                 "latency_s": round(answer.latency_s, 4),
             }, ensure_ascii=False) + "\n")
     tmp.replace(out_path)
@@ -146,7 +154,7 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 def cmd_ask(args: argparse.Namespace) -> int:
     """``crm-rag ask --index DIR "question"``."""
-    _print_answer(_pipeline(args).run(" ".join(args.question)), args.context)
+    _print_answer(_pipeline(args).run(" ".join(args.question)), args.context, args.explain)
     return 0
 
 
@@ -163,9 +171,8 @@ def cmd_chat(args: argparse.Namespace) -> int:
         if not question:
             break
         answer = pipeline.run(question, history)
-        _print_answer(answer, args.context)
-        top = answer.nodes[0].node.metadata.get("label", "") if answer.nodes else ""
-        history.append((question, str(top)))
+        _print_answer(answer, args.context, args.explain)
+        history.append((question, answer.answer))
     return 0
 
 
@@ -203,6 +210,8 @@ def make_parser() -> argparse.ArgumentParser:
                        help="openai:MODEL, openai:MODEL@URL (OpenAI-compatible) or "
                             "ollama:MODEL; default: answer from documents and triples")
         p.add_argument("--context", action="store_true", help="also print the context")
+        p.add_argument("--explain", action="store_true",
+                       help="also print the exact plan as an FR path and as SPARQL")
 
     query = sub.add_parser("query", help="answer a JSONL file of questions (evaluation)")
     with_index(query)

@@ -37,8 +37,13 @@ from llama_index_crm.query.lexicon import pluralise, singularise
 from llama_index_crm.query.temporal import find_time_range
 from llama_index_crm.storage.names import fold_name
 
-__all__ = ["Missing", "Parsed", "RulePlanner", "Unresolved"]
+__all__ = ["Missing", "Parsed", "RulePlanner", "Unresolved", "link_name"]
 
+_CONTRACTED = {"s": " is", "re": " are", "ve": " have", "ll": " will", "d": " would",
+               "m": " am"}
+_CONTRACTIONS = re.compile(r"\b(what|who|where|when|how|which|it|that|there|i|you|we|they|"
+                           r"he|she)['’](s|re|ve|ll|d|m)\b", re.I)
+"""Contractions of question words ("what's" → "what is"), not possessives of names."""
 QUOTE = "⟦q{}⟧"
 TIME = "⟦t⟧"
 _TOKEN_RE = re.compile(r"⟦q\d+⟧|⟦t⟧|[^\W_][\w'’.\-]*", re.UNICODE)
@@ -184,6 +189,8 @@ class _El:
     text: str
     mention: Mention | None = None
     possessive: bool = False
+    alt: str = ""  # a possessive's form with its s ("artist's" → "artists", as in titles)
+    in_time: bool = False  # part of the question's time expression
 
     @property
     def word(self) -> str:
@@ -205,6 +212,49 @@ class _Slot:
 
 TrialLink = Callable[[str, str | None, bool, Candidate], bool]
 """(relation id, category of the other side, inverse, candidate) → the link has members."""
+
+
+def link_name(names: NameIndex, text: str, expected: Sequence[str] | None,
+              candidates: Sequence[Candidate] | None = None, *, exact: bool = False,
+              trial: TrialLink | None = None, relation: str | None = None,
+              inverse: bool = False, other: str | None = None) -> Anchor | Missing | Unresolved:
+    """The node words name, of the kind expected there; or why there is none.
+
+    Args:
+        names: the name index.
+        text: the words.
+        expected: categories a node there may have (None: any).
+        candidates: candidates found already (an exact mention); else looked up.
+        exact: ``candidates`` came from an exact name (a looser match of the expected kind
+            is then tried when none fits).
+        trial / relation / inverse / other: settle a tie by data: keep the candidates
+            through which ``relation`` finds something.
+    """
+    if candidates is None:
+        candidates = names.lookup(text)
+    if not candidates:
+        return Missing(text, tuple(expected or ()), tuple(names.closest(text, expected or None)),
+                       tuple(names.containing(text)))
+    fitting = [c for c in candidates if not expected or c.category in expected]
+    if not fitting and exact and candidates[0].how != "previous turn":
+        # an exact name of another kind: the expected kind may be a looser match
+        fitting = [c for c in names.lookup(text, expected) if c.how != "partial"]
+    if not fitting:
+        return Missing(text, tuple(expected or ()), tuple(names.closest(text, expected or None)),
+                       tuple(candidates[:5]))
+    best = [c for c in fitting if c.score == fitting[0].score]
+    if len(best) > 1 and relation and trial is not None:
+        best = [c for c in best if trial(relation, other, inverse, c)] or best
+    nodes = list(dict.fromkeys(c.node for c in best))
+    if len(nodes) > 1 and all(c.category in VOCABULARY_CATEGORIES and c.how in {
+            "exact", "stripped"} for c in best):
+        chosen = best[0]  # places or terms of one name: taken together, and said
+        return Anchor(text, chosen.node, chosen.name, chosen.category, "together",
+                      tuple(nodes[1:]))
+    if len(nodes) > 1:
+        return Unresolved(text, tuple(best))
+    chosen = best[0]
+    return Anchor(text, chosen.node, chosen.name, chosen.category, chosen.how)
 
 
 class RulePlanner:
@@ -259,36 +309,46 @@ class RulePlanner:
     # -- elements --------------------------------------------------------------------------
     def _elements(self, text: str,
                   focus: Sequence[Anchor]) -> tuple[list[_El], tuple[ValueFilter, bool] | None]:
+        text = _CONTRACTIONS.sub(lambda m: m.group(1) + _CONTRACTED[m.group(2).lower()], text)
         titles = quoted_titles(text)
         bare = text
         for i, title in enumerate(titles):
             bare = re.sub(r"[\"“”‘’'«»]?" + re.escape(title) + r"[\"“”‘’'«»]?",
                           f" {QUOTE.format(i)} ", bare, count=1)
         found = find_time_range(bare)
-        time = None
-        if found is not None:
-            bare = f"{bare[:found.start]} {TIME} {bare[found.end:]}"
-            time = (ValueFilter("creation-date", found.years, decade_guess=found.guess),
-                    found.guess)
         elements: list[_El] = []
-        for raw in _TOKEN_RE.findall(bare):
-            if raw == TIME:
-                elements.append(_El("time", [TIME], raw))
-                continue
+        for match in _TOKEN_RE.finditer(bare):
+            raw = match.group()
             quote = re.fullmatch(r"⟦q(\d+)⟧", raw)
             if quote:
-                title = titles[int(quote.group(1))]
-                elements.append(self._quoted(title))
+                elements.append(self._quoted(titles[int(quote.group(1))]))
                 continue
+            in_time = found is not None and found.start <= match.start() < found.end
             possessive = bool(re.search(r"['’]s$", raw)) and len(raw) > 2
             core = raw[:-2] if possessive else raw.rstrip(".")
-            folded = fold_name(core)
-            for k, part in enumerate(folded.split()):
-                last = k == len(folded.split()) - 1
-                elements.append(_El("word", [part], core, possessive=possessive and last))
+            parts = fold_name(core).split()
+            for k, part in enumerate(parts):
+                last = k == len(parts) - 1
+                elements.append(_El("word", [part], core, possessive=possessive and last,
+                                    alt=part + "s" if possessive and last else "",
+                                    in_time=in_time))
         if focus:
             elements = self._pronouns(elements, focus)
-        return self._mentions(elements), time
+        elements = self._mentions(elements)
+        time = None
+        if found is not None and any(e.in_time for e in elements):
+            # the expression was not part of a title: it becomes one time element
+            kept: list[_El] = []
+            for el in elements:
+                if el.in_time:
+                    if not kept or kept[-1].kind != "time":
+                        kept.append(_El("time", [TIME], TIME))
+                else:
+                    kept.append(el)
+            elements = kept
+            time = (ValueFilter("creation-date", found.years, decade_guess=found.guess),
+                    found.guess)
+        return self._runs(elements), time
 
     def _quoted(self, title: str) -> _El:
         candidates = self.names.lookup(title, surname=False)
@@ -341,7 +401,7 @@ class RulePlanner:
             while j < len(elements) and elements[j].kind == "word":
                 j += 1
             block = elements[i:j]
-            words = [e.word for e in block]
+            words = [e.alt or e.word for e in block]
             for m in self.names.scan(words, skip=self._skip):
                 if m.start > 0 or m.end < len(words):
                     pass
@@ -352,7 +412,7 @@ class RulePlanner:
                     block[k] = _El("skip", [], "")
             out.extend(e for e in block if e.kind != "skip")
             i = j
-        return self._runs(out)
+        return out
 
     def _runs(self, elements: list[_El]) -> list[_El]:
         """Consecutive unknown words joined into runs; vocabulary typos corrected."""
@@ -419,40 +479,17 @@ class _Builder:
                 relation: str | None = None, inverse: bool = False,
                 other: str | None = None) -> Anchor | None:
         """The node an element names, checked against the categories expected there."""
-        if el.mention is None and el.kind == "run":
-            candidates = self.p.names.lookup(" ".join(el.words))
-            el.mention = Mention(0, 0, el.text, tuple(candidates)) if candidates else None
-        if el.mention is None:
-            self.missing.append(Missing(el.text, tuple(expected or ()),
-                                        tuple(self.p.names.closest(el.text, expected or None)),
-                                        tuple(self.p.names.containing(el.text))))
+        candidates = el.mention.candidates if el.mention is not None else None
+        found = link_name(self.p.names, el.text, expected, candidates,
+                          exact=el.kind == "mention", trial=self.p.trial, relation=relation,
+                          inverse=inverse, other=other)
+        if isinstance(found, Missing):
+            self.missing.append(found)
             return None
-        candidates = list(el.mention.candidates)
-        fitting = [c for c in candidates if not expected or c.category in expected]
-        if not fitting and el.kind == "mention" and candidates[0].how != "previous turn":
-            # an exact name of another kind: the expected kind may be a looser match
-            looser = self.p.names.lookup(el.text, expected)
-            fitting = [c for c in looser if c.how != "partial"]
-        if not fitting:
-            self.missing.append(Missing(el.text, tuple(expected or ()),
-                                        tuple(self.p.names.closest(el.text, expected or None)),
-                                        tuple(candidates[:5])))
+        if isinstance(found, Unresolved):
+            self.ambiguous.append(found)
             return None
-        best = [c for c in fitting if c.score == fitting[0].score]
-        if len(best) > 1 and relation and self.p.trial is not None:
-            useful = [c for c in best if self.p.trial(relation, other, inverse, c)]
-            best = useful or best
-        nodes = list(dict.fromkeys(c.node for c in best))
-        if len(nodes) > 1 and all(c.category in VOCABULARY_CATEGORIES and c.how in {
-                "exact", "stripped"} for c in best):
-            chosen = best[0]  # places or terms of one name: taken together, and said
-            return Anchor(el.text, chosen.node, chosen.name, chosen.category, "together",
-                          tuple(nodes[1:]))
-        if len(nodes) > 1:
-            self.ambiguous.append(Unresolved(el.text, tuple(best)))
-            return None
-        chosen = best[0]
-        return Anchor(el.text, chosen.node, chosen.name, chosen.category, chosen.how)
+        return found
 
     def _relation(self, cue_words: Sequence[str], left: str | None, right: str | None,
                   default: bool = True) -> tuple[Relation, bool] | None:

@@ -381,13 +381,21 @@ def evidence_lines(result: ExactResult, executor: Executor,
     """Witness paths of the first members, one line each ("A → was produced by → B")."""
     lines = []
     for item in result.items[:limit]:
-        triples = list(item.evidence)
+        triples = _from(item.node, item.evidence)
         for value in item.values:
-            triples += value.evidence
+            triples += _from(item.node, value.evidence)
         if not triples:
             continue
         lines.append(path_text(triples, executor))
     return list(dict.fromkeys(lines))
+
+
+def _from(node: int, triples: Sequence[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+    """A witness read from ``node`` (walks from an anchor record it the other way)."""
+    chain = list(triples)
+    if chain and node not in chain[0][::2] and node in chain[-1][::2]:
+        chain.reverse()
+    return chain
 
 
 def path_text(triples: Sequence[tuple[int, int, int]], executor: Executor) -> str:

@@ -38,6 +38,11 @@ _DECADE_WORDS = {w: 10 * (i + 2) for i, w in enumerate(
      "nineties"))}
 _DECADE_WORD_RE = re.compile(
     r"\b(?:the\s+)?(?:(" + "|".join(_DECADE_WORDS) + r")|['’](\d)0s|(?<![\d'’])(\d)0['’]?s)\b")
+_CENTURY_WORDS = {"eleven": 1100, "twelve": 1200, "thirteen": 1300, "fourteen": 1400,
+                  "fifteen": 1500, "sixteen": 1600, "seventeen": 1700, "eighteen": 1800,
+                  "nineteen": 1900, "twenty": 2000}
+_WORDED_DECADE_RE = re.compile(
+    r"\b(" + "|".join(_CENTURY_WORDS) + r")[\s-]+(" + "|".join(_DECADE_WORDS) + r")\b")
 DEFAULT_CENTURY = 1900
 """Century of a decade named without one ("the eighties"); see :attr:`TimeMatch.guess`."""
 _SINGLE_RE = re.compile(
@@ -68,6 +73,8 @@ def find_time_range(text: str) -> TimeMatch | None:
     TimeMatch(years=(1980, 1989), start=9, end=21, guess=True)
     >>> find_time_range("made in the '90s").years, find_time_range("in 1765").start
     ((1990, 1999), 3)
+    >>> find_time_range("from the seventeen-nineties")
+    TimeMatch(years=(1790, 1799), start=9, end=27, guess=False)
     """
     lowered = text.lower()
     span = _SPAN_RE.search(lowered)
@@ -92,7 +99,13 @@ def find_time_range(text: str) -> TimeMatch | None:
     for match in _SINGLE_RE.finditer(lowered):
         found.append(TimeMatch(_single_year(int(match.group(2)), match.group(1)),
                                match.start(), match.end()))
+    worded = [(m.start(), m.end()) for m in _WORDED_DECADE_RE.finditer(lowered)]
+    for match in _WORDED_DECADE_RE.finditer(lowered):
+        start = _CENTURY_WORDS[match.group(1)] + _DECADE_WORDS[match.group(2)]
+        found.append(TimeMatch((start, start + 9), match.start(), match.end()))
     for match in _DECADE_WORD_RE.finditer(lowered):
+        if any(a <= match.start() < b for a, b in worded):
+            continue
         word, digit = match.group(1), match.group(2) or match.group(3)
         decade = _DECADE_WORDS[word] if word else int(digit) * 10
         found.append(TimeMatch((DEFAULT_CENTURY + decade, DEFAULT_CENTURY + decade + 9),
