@@ -21,6 +21,7 @@ Usage::
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple, TypeAlias
 
@@ -311,3 +312,11 @@ class CoherentSubgraphPostprocessor(BaseNodePostprocessor):
              max_intermediate_degree=self.max_intermediate_degree, k=k, pool=len(pool),
              target_categories=sorted(targets))
         return selected
+
+    async def _apostprocess_nodes(
+        self,
+        nodes: list[NodeWithScore],
+        query_bundle: QueryBundle | None = None,
+    ) -> list[NodeWithScore]:
+        """:meth:`_postprocess_nodes` in a worker thread (the adjacency is numpy work)."""
+        return await asyncio.to_thread(self._postprocess_nodes, nodes, query_bundle)

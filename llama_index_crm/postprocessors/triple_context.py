@@ -25,6 +25,7 @@ can cite its sources.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -33,7 +34,7 @@ from typing import Any
 import numpy as np
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
-from llama_index.core.schema import NodeWithScore, QueryBundle
+from llama_index.core.schema import BaseNode, NodeWithScore, QueryBundle
 
 from llama_index_crm.events import emit
 from llama_index_crm.ontology import RDF, RDFS, Ontology, humanize
@@ -48,6 +49,7 @@ __all__ = [
     "TripleContextBuilder",
     "TripleContextPostprocessor",
     "allocate",
+    "hidden_metadata_copy",
     "take_lines",
 ]
 
@@ -416,12 +418,26 @@ class TripleContextPostprocessor(BaseNodePostprocessor):
             text = text[: max(self.text_chars - 1, 0)] + "…"
         if lines:
             text += FACTS_HEADER + "\n".join(lines)
-        copy = source.model_copy(update={
-            "metadata": {**source.metadata, TRIPLES_KEY: cited},
-            "excluded_embed_metadata_keys": list(
-                dict.fromkeys([*source.excluded_embed_metadata_keys, TRIPLES_KEY])),
-            "excluded_llm_metadata_keys": list(
-                dict.fromkeys([*source.excluded_llm_metadata_keys, TRIPLES_KEY])),
-        })
+        copy = hidden_metadata_copy(source, {TRIPLES_KEY: cited})
         copy.set_content(text)
         return copy
+
+    async def _apostprocess_nodes(
+        self,
+        nodes: list[NodeWithScore],
+        query_bundle: QueryBundle | None = None,
+    ) -> list[NodeWithScore]:
+        """:meth:`_postprocess_nodes` in a worker thread."""
+        return await asyncio.to_thread(self._postprocess_nodes, nodes, query_bundle)
+
+
+def hidden_metadata_copy(node: BaseNode, values: dict[str, Any]) -> BaseNode:
+    """A copy of ``node`` with ``values`` added to its metadata, hidden from the embedded
+    and the LLM text (provenance for the application, not words for the model)."""
+    return node.model_copy(update={
+        "metadata": {**node.metadata, **values},
+        "excluded_embed_metadata_keys": list(
+            dict.fromkeys([*node.excluded_embed_metadata_keys, *values])),
+        "excluded_llm_metadata_keys": list(
+            dict.fromkeys([*node.excluded_llm_metadata_keys, *values])),
+    })
