@@ -1,4 +1,5 @@
-"""Shared test fixtures: the ``../shared`` datasets and a real Oxigraph SPARQL server."""
+"""Shared test fixtures: the ``../shared`` datasets, a real Oxigraph SPARQL server, and the
+demo graph's index built once per session for the query-side tests that only read it."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from llama_index_crm.index import CrmGraphIndex
 from llama_index_crm.sources.oxigraph_server import NOT_INSTALLED, OxigraphServer, oxigraph_binary
 
+DEMO_GRAPH = Path(__file__).resolve().parents[1] / "examples" / "data" / "troodos.ttl"
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 """The sibling folder holding the datasets (``../shared/datasets/...``)."""
 
@@ -43,3 +46,10 @@ def serve_graph(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[
             return servers[path].url
 
         yield serve
+
+
+@pytest.fixture(scope="session")
+def demo_index(tmp_path_factory: pytest.TempPathFactory) -> CrmGraphIndex:
+    """The Troodos demo graph built (and embedded) once; tests must not modify it."""
+    return CrmGraphIndex.build([str(DEMO_GRAPH)], tmp_path_factory.mktemp("demo") / "troodos",
+                               cache_dir=tmp_path_factory.mktemp("demo-cache"))

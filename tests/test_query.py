@@ -34,9 +34,8 @@ PLACE = T + "place/asinou"
 
 
 @pytest.fixture(scope="module")
-def index(tmp_path_factory: pytest.TempPathFactory) -> CrmGraphIndex:
-    return CrmGraphIndex.build([str(DEMO)], tmp_path_factory.mktemp("idx") / "troodos",
-                               cache_dir=tmp_path_factory.mktemp("cache"))
+def index(demo_index: CrmGraphIndex) -> CrmGraphIndex:
+    return demo_index
 
 
 @pytest.fixture(scope="module")
