@@ -26,6 +26,7 @@ from pathlib import Path
 
 from llama_index.core import Document, VectorStoreIndex
 from llama_index.core.base.base_retriever import BaseRetriever
+from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.query_engine import RetrieverQueryEngine
 from llama_index.core.response_synthesizers import BaseSynthesizer, get_response_synthesizer
 from llama_index.core.schema import NodeWithScore, QueryBundle
@@ -96,7 +97,7 @@ def build_engine(crm_index: CrmGraphIndex, llm_spec: str | None = None) -> Retri
     retriever = MergedRetriever(app_index.as_retriever(similarity_top_k=TOP_K), category)
 
     # 3. the re-ranker and the facts, over the reader's triple store
-    postprocessors = [
+    postprocessors: list[BaseNodePostprocessor] = [
         CoherentSubgraphPostprocessor.from_components(
             reader.triple_store, plan_provider=analyzer.plan_for, top_n=8),
         TripleContextPostprocessor.from_components(reader.triple_store, budget_chars=3000),

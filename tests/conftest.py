@@ -4,11 +4,16 @@ demo graph's index built once per session for the query-side tests that only rea
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
+from llama_index.core.instrumentation import get_dispatcher
+from llama_index.core.instrumentation.event_handlers import BaseEventHandler
+from llama_index.core.instrumentation.events import BaseEvent
 
+from llama_index_crm.events import StageCandidatesEvent
 from llama_index_crm.index import CrmGraphIndex
 from llama_index_crm.sources.oxigraph_server import NOT_INSTALLED, OxigraphServer, oxigraph_binary
 
@@ -53,3 +58,31 @@ def demo_index(tmp_path_factory: pytest.TempPathFactory) -> CrmGraphIndex:
     """The Troodos demo graph built (and embedded) once; tests must not modify it."""
     return CrmGraphIndex.build([str(DEMO_GRAPH)], tmp_path_factory.mktemp("demo") / "troodos",
                                cache_dir=tmp_path_factory.mktemp("demo-cache"))
+
+
+@contextmanager
+def _recorded() -> Iterator[list[StageCandidatesEvent]]:
+    seen: list[StageCandidatesEvent] = []
+
+    class Recorder(BaseEventHandler):
+        @classmethod
+        def class_name(cls) -> str:
+            return "TestStageRecorder"
+
+        def handle(self, event: BaseEvent, **kwargs: Any) -> None:
+            if isinstance(event, StageCandidatesEvent):
+                seen.append(event)
+
+    root = get_dispatcher()
+    handler = Recorder()
+    root.add_event_handler(handler)
+    try:
+        yield seen
+    finally:
+        root.event_handlers.remove(handler)
+
+
+@pytest.fixture
+def record_stages() -> Callable[[], AbstractContextManager[list[StageCandidatesEvent]]]:
+    """``with record_stages() as events:``: the stage events emitted inside the block."""
+    return _recorded

@@ -9,16 +9,12 @@ import importlib.util
 import io
 import json
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager, redirect_stdout
+from contextlib import redirect_stdout
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
-from llama_index.core.instrumentation import get_dispatcher
-from llama_index.core.instrumentation.event_handlers import BaseEventHandler
-from llama_index.core.instrumentation.events import BaseEvent
 from llama_index.core.query_engine import RetrieverQueryEngine
 from llama_index.core.schema import MetadataMode
 
@@ -52,29 +48,6 @@ def pipeline(demo_index: CrmGraphIndex) -> CrmQueryPipeline:
 
 def uris(nodes: list[Any]) -> list[str]:
     return [n.node.metadata["uri"] for n in nodes]
-
-
-@contextmanager
-def recorded() -> Iterator[list[StageCandidatesEvent]]:
-    """The stage events emitted inside the block."""
-    seen: list[StageCandidatesEvent] = []
-
-    class Recorder(BaseEventHandler):
-        @classmethod
-        def class_name(cls) -> str:
-            return "ConversationRecorder"
-
-        def handle(self, event: BaseEvent, **kwargs: Any) -> None:
-            if isinstance(event, StageCandidatesEvent):
-                seen.append(event)
-
-    root = get_dispatcher()
-    handler = Recorder()
-    root.add_event_handler(handler)
-    try:
-        yield seen
-    finally:
-        root.event_handlers.remove(handler)
 
 
 def stage(events: list[StageCandidatesEvent], name: str) -> list[StageCandidatesEvent]:
@@ -118,9 +91,10 @@ def test_turn_kinds_follow_the_conversation() -> None:
 
 # -- retrieval of each kind of turn -----------------------------------------------------
 
-def test_follow_up_is_retrieved_twice_and_interleaved(pipeline: CrmQueryPipeline) -> None:
+def test_follow_up_is_retrieved_twice_and_interleaved(pipeline: CrmQueryPipeline,
+                                                      record_stages: Any) -> None:
     history = [('Tell me about "Panagia tou Araka".', "Panagia tou Araka")]
-    with recorded() as events:
+    with record_stages() as events:
         answer = pipeline.run("Who painted it?", history)
     assert answer.plan.turn == "follow_up"
     turn = stage(events, "conversation")[0]
@@ -140,17 +114,19 @@ def test_follow_up_is_retrieved_twice_and_interleaved(pipeline: CrmQueryPipeline
     assert ARAKA in uris(answer.nodes)[:3]
 
 
-def test_a_standalone_question_is_retrieved_once(pipeline: CrmQueryPipeline) -> None:
-    with recorded() as events:
+def test_a_standalone_question_is_retrieved_once(pipeline: CrmQueryPipeline,
+                                                 record_stages: Any) -> None:
+    with record_stages() as events:
         answer = pipeline.run("Who founded the church at Asinou?")
     assert answer.plan.turn == "standalone"
     assert stage(events, "conversation")[0].details["passes"] == [answer.plan.query]
     assert len(stage(events, "pool")) == 1
 
 
-def test_vague_follow_up_is_led_by_the_previous_turn(pipeline: CrmQueryPipeline) -> None:
+def test_vague_follow_up_is_led_by_the_previous_turn(pipeline: CrmQueryPipeline,
+                                                     record_stages: Any) -> None:
     history = [("Who founded the church at Asinou?", "Asinou")]
-    with recorded() as events:
+    with record_stages() as events:
         answer = pipeline.run("Tell me more", history)
     plan = answer.plan
     assert plan.turn == "vague" and plan.lead == ("Who founded the church at Asinou?",)

@@ -9,9 +9,6 @@ from typing import Any
 
 import pytest
 from llama_index.core import QueryBundle
-from llama_index.core.instrumentation import get_dispatcher
-from llama_index.core.instrumentation.event_handlers import BaseEventHandler
-from llama_index.core.instrumentation.events import BaseEvent
 from llama_index.core.llms import LLMMetadata, MockLLM
 
 from llama_index_crm import (
@@ -23,7 +20,6 @@ from llama_index_crm import (
 )
 from llama_index_crm.cli import main as cli_main
 from llama_index_crm.errors import IndexFormatError
-from llama_index_crm.events import StageCandidatesEvent
 from llama_index_crm.query.chat import CrmChatEngine
 
 DEMO = Path(__file__).resolve().parents[1] / "examples" / "data" / "troodos.ttl"
@@ -137,25 +133,9 @@ def test_persist_then_load_returns_identical_results(index: CrmGraphIndex,
         assert a.context == b.context and a.answer == b.answer
 
 
-def test_every_stage_emits_its_candidates(index: CrmGraphIndex) -> None:
-    seen: list[StageCandidatesEvent] = []
-
-    class Recorder(BaseEventHandler):
-        @classmethod
-        def class_name(cls) -> str:
-            return "Recorder"
-
-        def handle(self, event: BaseEvent, **kwargs: Any) -> None:
-            if isinstance(event, StageCandidatesEvent):
-                seen.append(event)
-
-    root = get_dispatcher()
-    handler = Recorder()
-    root.add_event_handler(handler)
-    try:
+def test_every_stage_emits_its_candidates(index: CrmGraphIndex, record_stages: Any) -> None:
+    with record_stages() as seen:
         index.as_query_pipeline().run("Who founded the church at Asinou?")
-    finally:
-        root.event_handlers.remove(handler)
     stages = [e.stage for e in seen]
     for stage in ("dense", "bm25", "category", "pool", "coherent", "context"):
         assert stage in stages

@@ -21,13 +21,11 @@ Usage::
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple, TypeAlias
 
 import numpy as np
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
-from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from llama_index_crm.events import emit
@@ -41,6 +39,7 @@ from llama_index_crm.postprocessors.adjacency import (
     pool_adjacency,
     term_degrees,
 )
+from llama_index_crm.postprocessors.base import GraphPostprocessor
 from llama_index_crm.query.plan import QueryPlan
 from llama_index_crm.storage.triples import TripleStore
 
@@ -166,7 +165,7 @@ def greedy_select(
         scores.append(float(objective[pick]))
 
 
-class CoherentSubgraphPostprocessor(BaseNodePostprocessor):
+class CoherentSubgraphPostprocessor(GraphPostprocessor):
     """Select a coherent subgraph of the candidate pool (see the module docstring).
 
     ``conn(d, S)`` is the sum of the normalised adjacency ``D^-1/2 (A+I) D^-1/2`` between
@@ -215,9 +214,6 @@ class CoherentSubgraphPostprocessor(BaseNodePostprocessor):
         plan_provider: PlanProvider | None = None,
         **params: Any,
     ) -> None:
-        unknown = sorted(set(params) - set(type(self).model_fields))
-        if unknown:
-            raise TypeError(f"{type(self).__name__} got unknown parameters {unknown}")
         super().__init__(**params)
         self._store = triple_store
         self._vectors = vectors
@@ -353,11 +349,3 @@ class CoherentSubgraphPostprocessor(BaseNodePostprocessor):
              max_intermediate_degree=self.max_intermediate_degree, k=found.k,
              pool=len(found.pool), target_categories=sorted(found.targets))
         return selected
-
-    async def _apostprocess_nodes(
-        self,
-        nodes: list[NodeWithScore],
-        query_bundle: QueryBundle | None = None,
-    ) -> list[NodeWithScore]:
-        """:meth:`_postprocess_nodes` in a worker thread (the adjacency is numpy work)."""
-        return await asyncio.to_thread(self._postprocess_nodes, nodes, query_bundle)

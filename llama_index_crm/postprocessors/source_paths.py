@@ -21,14 +21,12 @@ cited triples.
 
 from __future__ import annotations
 
-import asyncio
 import heapq
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
-from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from llama_index_crm.graph.channels import name_tokens
@@ -36,9 +34,10 @@ from llama_index_crm.ontology import Ontology
 from llama_index_crm.postprocessors.adjacency import (
     DEFAULT_MAX_INTERMEDIATE_DEGREE,
     PredicateWeights,
-    document_entities,
+    selected_entities,
     term_degrees,
 )
+from llama_index_crm.postprocessors.base import GraphPostprocessor
 from llama_index_crm.postprocessors.coherent import PlanProvider
 from llama_index_crm.postprocessors.triple_context import (
     ARROW,
@@ -127,7 +126,7 @@ def cheapest_paths(
     return found
 
 
-class SourcePathPostprocessor(BaseNodePostprocessor):
+class SourcePathPostprocessor(GraphPostprocessor):
     """Write each source's path from the question's anchor into its metadata (see module).
 
     Args:
@@ -154,9 +153,6 @@ class SourcePathPostprocessor(BaseNodePostprocessor):
     def __init__(self, triple_store: TripleStore | None = None,
                  ontology: Ontology | None = None,
                  plan_provider: PlanProvider | None = None, **params: Any) -> None:
-        unknown = sorted(set(params) - set(type(self).model_fields))
-        if unknown:
-            raise TypeError(f"{type(self).__name__} got unknown parameters {unknown}")
         super().__init__(**params)
         self._store = triple_store
         self._ontology = ontology
@@ -232,16 +228,9 @@ class SourcePathPostprocessor(BaseNodePostprocessor):
         """Each node replaced by a copy whose ``metadata["fr_paths"]`` holds its paths."""
         builder = self._get_builder()
         store = builder.store
-        entities: list[np.ndarray] = []
-        names: dict[int, str] = {}
+        entities, names = selected_entities(store, nodes)
         targets: dict[int, int] = {}
-        for i, node in enumerate(nodes):
-            meta = node.node.metadata
-            own, ids = document_entities(store, str(meta.get("uri", node.node.node_id)),
-                                         meta.get("chained_from") or ())
-            entities.append(ids)
-            if own is not None and meta.get("label"):
-                names[own] = str(meta["label"])
+        for i, ids in enumerate(entities):
             for term in ids.tolist():
                 targets.setdefault(int(term), i)
         found: list[list[tuple[int, str]]] = [[] for _ in nodes]
@@ -257,11 +246,3 @@ class SourcePathPostprocessor(BaseNodePostprocessor):
             out.append(NodeWithScore(node=hidden_metadata_copy(node.node, {PATHS_KEY: texts}),
                                      score=node.score))
         return out
-
-    async def _apostprocess_nodes(
-        self,
-        nodes: list[NodeWithScore],
-        query_bundle: QueryBundle | None = None,
-    ) -> list[NodeWithScore]:
-        """:meth:`_postprocess_nodes` in a worker thread."""
-        return await asyncio.to_thread(self._postprocess_nodes, nodes, query_bundle)
