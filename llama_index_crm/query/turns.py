@@ -130,9 +130,14 @@ def strip_exclusion(question: str) -> tuple[str, str, bool] | None:
     ('Which churches are in Nicosia District?', 'this one', True)
     >>> strip_exclusion('Which works besides "Battersea Reach" did he paint?')
     ('Which works did he paint?', 'Battersea Reach', False)
+    >>> strip_exclusion('Who painted "All Except the Sky"?') is None
+    True
     """
     text = clip(question)
-    match = _EXCLUSION_RE.search(text)
+    titles = [(at, at + len(t)) for t in quoted_titles(text) if (at := text.find(t)) >= 0]
+    match = next((m for m in _EXCLUSION_RE.finditer(text)
+                  if not any(start <= m.start("trigger") < end for start, end in titles)),
+                 None)  # "Everything Except the Sky" is a title, not an exclusion
     if match is None:
         return None
     excluded, used, deictic = _excluded_span(text[match.end():])
