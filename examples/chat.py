@@ -2,14 +2,16 @@
 
 Run from the repository root::
 
-    python examples/chat.py --index indexes/troodos [--llm openai:gpt-4o-mini]
+    python examples/chat.py --index indexes/troodos [--llm openai:gpt-4o-mini] [--prompts my.toml]
 
 Without ``--llm`` the answers come from the documents and triples (no LLM, no network).
 When the folder holds no index yet, the bundled Troodos demo graph is built into it first.
-Follow-up questions ("When was it painted?") keep the context of the conversation. An empty
-line, ``quit`` or Ctrl-D ends the chat. Questions can also be piped in, one per line::
+Follow-ups ("When was it painted?"), vague follow-ups ("Tell me more") and pivots ("Aside
+from Asinou, which churches…") keep the context of the conversation. Commands: ``/sources``
+(the last answer's sources with their graph paths and triples), ``/context``, ``/reset``,
+``/quit`` (an empty line or Ctrl-D also ends the chat). Questions can also be piped in::
 
-    printf 'Who founded the church at Asinou?\\nWhen was it painted?\\n' \\
+    printf 'Who founded the church at Asinou?\\nWhen was it painted?\\n/sources\\n' \\
         | python examples/chat.py --index indexes/troodos
 """
 
@@ -20,16 +22,14 @@ import json
 import sys
 from pathlib import Path
 
-from llama_index.core.chat_engine.types import BaseChatEngine
-
 from llama_index_crm import CrmGraphIndex
 from llama_index_crm.build.folder import MANIFEST
 from llama_index_crm.errors import CrmError
 from llama_index_crm.llms import make_llm
+from llama_index_crm.query.console import ChatConsole
 
 HERE = Path(__file__).resolve().parent
 DEMO_GRAPH = HERE / "data" / "troodos.ttl"
-QUIT = frozenset({"", "quit", "exit", ":q"})
 
 
 def needs_demo_build(folder: Path) -> bool:
@@ -52,44 +52,6 @@ def open_index(folder: Path) -> CrmGraphIndex:
     return CrmGraphIndex.load(folder)
 
 
-def print_reply(reply: object, sources: int) -> None:
-    """The answer, then its sources as ``score  label  <IRI>``."""
-    print(getattr(reply, "response", "") or "(no answer)")
-    nodes = getattr(reply, "source_nodes", None) or []
-    if nodes and sources:
-        print("Sources:")
-        for n in nodes[:sources]:
-            meta = n.node.metadata
-            print(f"  {n.score or 0.0:.3f}  {meta.get('label', '')}  <{meta.get('uri', '')}>")
-    print()
-
-
-def chat_loop(engine: BaseChatEngine, sources: int) -> int:
-    """Read questions from stdin until an empty line, ``quit`` or end of input."""
-    interactive = sys.stdin.isatty()
-    if interactive:
-        print("Ask about the collection (empty line, 'quit' or Ctrl-D to stop).")
-    while True:
-        try:
-            question = input("> " if interactive else "").strip()
-        except EOFError:
-            break
-        if question.lower() in QUIT:
-            break
-        if not interactive:
-            print(f"> {question}")
-        try:
-            reply = engine.chat(question)
-        except CrmError as exc:
-            print(f"error: {exc}\n", file=sys.stderr)
-            continue
-        except Exception as exc:  # an LLM server that fails must not end the conversation
-            print(f"error: {type(exc).__name__}: {exc}\n", file=sys.stderr)
-            continue
-        print_reply(reply, sources)
-    return 0
-
-
 def main(argv: list[str] | None = None) -> int:
     """Parse the arguments, open (or build) the index and chat."""
     parser = argparse.ArgumentParser(description="Chat with a CIDOC-CRM index in the terminal.")
@@ -97,15 +59,18 @@ def main(argv: list[str] | None = None) -> int:
                         help="index folder (the demo graph is built into it if it is empty)")
     parser.add_argument("--llm", default=None,
                         help="openai:MODEL, openai:MODEL@URL or ollama:MODEL (default: no LLM)")
+    parser.add_argument("--prompts", default=None,
+                        help="a TOML file overriding config/prompts/default.toml")
     parser.add_argument("--sources", type=int, default=5, help="sources shown per answer")
     args = parser.parse_args(argv)
     try:
         llm = make_llm(args.llm)
         index = open_index(Path(args.index))
+        engine = index.as_chat_engine(llm, prompts=args.prompts)
     except CrmError as exc:
         print(f"chat: error: {exc}", file=sys.stderr)
         return 1
-    return chat_loop(index.as_chat_engine(llm), args.sources)
+    return ChatConsole(engine, sources=args.sources).run()
 
 
 if __name__ == "__main__":

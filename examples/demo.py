@@ -77,6 +77,37 @@ def main() -> None:
         sources = ", ".join(r["label"] for r in answer.retrieved()[:4])
         print(f"   retrieved: {sources} … ({answer.latency_s * 1000:.0f} ms)")
     print(f"\nAsk your own: .venv/bin/crm-rag ask --index {out} \"Who painted Panagia Podithou?\"")
+    converse(index)
+
+
+CONVERSATION = (
+    'Tell me about "Panagia Podithou".',
+    "Who founded it?",
+    "Apart from this one, which churches are in Nicosia District?",
+)
+"""A question, a follow-up (retrieved twice: contextualised and as asked) and a pivot (the
+church of the first turn is left out)."""
+
+
+def converse(index: CrmGraphIndex, shown_sources: int = 3, shown_lines: int = 3) -> None:
+    """Ask :data:`CONVERSATION` in one chat; print each answer with its sources and the
+    graph path that brought each source into the context."""
+    chat = index.as_chat_engine()
+    print("\n" + "=" * 78 + "\nA conversation (crm-rag chat; /sources shows every path)")
+    for question in CONVERSATION:
+        chat.chat(question)
+        answer = chat.last
+        assert answer is not None
+        turn = answer.plan.turn.replace("_", "-")
+        left_out = f", leaving out {', '.join(answer.plan.excluded)}" if answer.plan.excluded \
+            else ""
+        print(f"\nQ: {question}   [{turn}{left_out}]")
+        lines = answer.answer.splitlines()
+        more = " …" if len(lines) > shown_lines else ""
+        print("A: " + "\n   ".join(lines[:shown_lines]) + more)
+        for record in answer.source_records()[:shown_sources]:
+            path = record["paths"][0] if record["paths"] else "(found by its words)"
+            print(f"   source: {record['label']}  <{record['uri']}>\n      path: {path}")
 
 
 if __name__ == "__main__":

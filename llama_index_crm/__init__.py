@@ -6,8 +6,11 @@ The parts, each usable on its own in a LlamaIndex application:
 * :class:`CrmDocumentStore` — a ``BaseDocumentStore`` whose documents and triples live in
   Parquet;
 * :class:`CrmGraphIndex` — documents, triples, vectors, BM25 and statistics in one folder;
-* :class:`HybridRetriever`, :class:`CategoryRetriever`, :class:`CandidatePoolRetriever`;
-* :class:`CoherentSubgraphPostprocessor`, :class:`TripleContextPostprocessor`;
+* :class:`HybridRetriever`, :class:`CategoryRetriever`, :class:`CandidatePoolRetriever`,
+  :class:`ConversationRetriever` (follow-ups, vague follow-ups, pivots);
+* :class:`CoherentSubgraphPostprocessor`, :class:`TripleContextPostprocessor`,
+  :class:`SourcePathPostprocessor`;
+* :class:`PromptSet` — the LLM's prompts from ``config/prompts``;
 * :class:`RuleBasedAnalyzer`, :class:`LLMAnalyzer` → :class:`QueryPlan`.
 """
 
@@ -24,12 +27,15 @@ _EXPORTS = {
     "CategoryRetriever": "llama_index_crm.retrievers.category",
     "CidocCrmReader": "llama_index_crm.build.reader",
     "CoherentSubgraphPostprocessor": "llama_index_crm.postprocessors.coherent",
+    "ConversationRetriever": "llama_index_crm.retrievers.conversation",
     "CrmDocumentStore": "llama_index_crm.storage.docstore",
     "CrmGraphIndex": "llama_index_crm.index",
     "HybridRetriever": "llama_index_crm.retrievers.hybrid",
     "LLMAnalyzer": "llama_index_crm.query.llm_analysis",
+    "PromptSet": "llama_index_crm.query.prompts",
     "QueryPlan": "llama_index_crm.query.plan",
     "RuleBasedAnalyzer": "llama_index_crm.query.analysis",
+    "SourcePathPostprocessor": "llama_index_crm.postprocessors.source_paths",
     "TripleContextPostprocessor": "llama_index_crm.postprocessors.triple_context",
 }
 __getattr__, _names = lazy_exports(__name__, _EXPORTS)
@@ -38,11 +44,14 @@ if TYPE_CHECKING:
     from llama_index_crm.build.reader import CidocCrmReader
     from llama_index_crm.index import CrmGraphIndex
     from llama_index_crm.postprocessors.coherent import CoherentSubgraphPostprocessor
+    from llama_index_crm.postprocessors.source_paths import SourcePathPostprocessor
     from llama_index_crm.postprocessors.triple_context import TripleContextPostprocessor
     from llama_index_crm.query.analysis import RuleBasedAnalyzer
     from llama_index_crm.query.llm_analysis import LLMAnalyzer
     from llama_index_crm.query.plan import QueryPlan
+    from llama_index_crm.query.prompts import PromptSet
     from llama_index_crm.retrievers.category import CategoryRetriever
+    from llama_index_crm.retrievers.conversation import ConversationRetriever
     from llama_index_crm.retrievers.hybrid import HybridRetriever
     from llama_index_crm.retrievers.pool import CandidatePoolRetriever
     from llama_index_crm.storage.docstore import CrmDocumentStore
@@ -57,12 +66,15 @@ __all__ = [
     "CategoryRetriever",
     "CidocCrmReader",
     "CoherentSubgraphPostprocessor",
+    "ConversationRetriever",
     "CrmDocumentStore",
     "CrmGraphIndex",
     "HybridRetriever",
     "LLMAnalyzer",
+    "PromptSet",
     "QueryPlan",
     "RuleBasedAnalyzer",
+    "SourcePathPostprocessor",
     "TripleContextPostprocessor",
     "__version__",
 ]

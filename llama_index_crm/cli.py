@@ -20,6 +20,7 @@ from llama_index_crm.build.builder import (
 )
 from llama_index_crm.build.folder import MANIFEST, build_folder, work_dir_for
 from llama_index_crm.errors import CrmError
+from llama_index_crm.query.memory import DEFAULT_HISTORY_TOKENS
 from llama_index_crm.sources import open_source
 
 
@@ -106,7 +107,7 @@ def _pipeline(args: argparse.Namespace) -> Any:
     from llama_index_crm.query.engine import CrmQueryPipeline
 
     index = CrmGraphIndex.load(args.index)
-    return CrmQueryPipeline(index, llm=make_llm(args.llm))
+    return CrmQueryPipeline(index, llm=make_llm(args.llm), prompts=args.prompts)
 
 
 def _print_answer(answer: Any, show_context: bool, explain: bool = False) -> None:
@@ -153,27 +154,24 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    """``crm-rag ask --index DIR "question"``."""
-    _print_answer(_pipeline(args).run(" ".join(args.question)), args.context, args.explain)
+    """``crm-rag ask --index DIR "question"`` (``--json``: answer and sources as JSON)."""
+    answer = _pipeline(args).run(" ".join(args.question))
+    if args.json:
+        data = answer.to_dict()
+        if args.context:
+            data["context"] = answer.context
+        print(json.dumps(data, ensure_ascii=False, indent=1))
+    else:
+        _print_answer(answer, args.context, args.explain)
     return 0
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
-    """``crm-rag chat --index DIR``: a conversation; follow-ups keep their context."""
-    pipeline = _pipeline(args)
-    history: list[tuple[str, str]] = []
-    print("Ask about the collection (empty line or Ctrl-D to quit).")
-    while True:
-        try:
-            question = input("> ").strip()
-        except EOFError:
-            break
-        if not question:
-            break
-        answer = pipeline.run(question, history)
-        _print_answer(answer, args.context, args.explain)
-        history.append((question, answer.answer))
-    return 0
+    """``crm-rag chat --index DIR``: a conversation with /sources, /context, /reset, /quit."""
+    from llama_index_crm.query.chat import CrmChatEngine
+    from llama_index_crm.query.console import ChatConsole
+
+    return ChatConsole(CrmChatEngine(_pipeline(args), args.history_tokens)).run()
 
 
 def make_parser() -> argparse.ArgumentParser:
@@ -212,6 +210,9 @@ def make_parser() -> argparse.ArgumentParser:
         p.add_argument("--context", action="store_true", help="also print the context")
         p.add_argument("--explain", action="store_true",
                        help="also print the exact plan as an FR path and as SPARQL")
+        p.add_argument("--prompts", default=None,
+                       help="a TOML file overriding config/prompts/default.toml (the LLM's "
+                            "system prompts and context template)")
 
     query = sub.add_parser("query", help="answer a JSONL file of questions (evaluation)")
     with_index(query)
@@ -222,10 +223,15 @@ def make_parser() -> argparse.ArgumentParser:
     ask = sub.add_parser("ask", help="answer one question")
     with_index(ask)
     ask.add_argument("question", nargs="+")
+    ask.add_argument("--json", action="store_true",
+                     help="print the answer and its sources (paths, triples) as JSON")
     ask.set_defaults(func=cmd_ask)
 
-    chat = sub.add_parser("chat", help="a conversation in the terminal")
+    chat = sub.add_parser("chat", help="a conversation in the terminal (/sources, /context, "
+                          "/reset, /quit)")
     with_index(chat)
+    chat.add_argument("--history-tokens", type=int, default=DEFAULT_HISTORY_TOKENS,
+                      help="token budget of the earlier turns a question is read with")
     chat.set_defaults(func=cmd_chat)
 
     stats = sub.add_parser("stats", help="print the manifest of a built folder")

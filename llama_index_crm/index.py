@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow.parquet as pq
 from llama_index.core.base.embeddings.base import BaseEmbedding
-from llama_index.core.chat_engine.types import BaseChatEngine
 from llama_index.core.llms import LLM
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import MetadataMode
@@ -80,7 +79,11 @@ from llama_index_crm.storage.names import NAMES_FILE, write_names
 from llama_index_crm.storage.statistics import GraphStatistics
 
 if TYPE_CHECKING:
+    from llama_index.core.query_engine import RetrieverQueryEngine
+
+    from llama_index_crm.query.chat import CrmChatEngine
     from llama_index_crm.query.engine import CrmAnswer, CrmQueryPipeline
+    from llama_index_crm.query.prompts import Prompts
     from llama_index_crm.retrievers.pool import CandidatePoolRetriever
 
 __all__ = ["APPROXIMATE_ABOVE", "METADATA_CLASSES", "NAME_BOOST", "CrmGraphIndex",
@@ -234,17 +237,27 @@ class CrmGraphIndex(GraphData):
 
         return CrmQueryPipeline(self, **kwargs)
 
-    def as_chat_engine(self, llm: LLM | None = None, **kwargs: Any) -> BaseChatEngine:
-        """A chat engine: LlamaIndex's ``CondensePlusContextChatEngine`` over this index's
-        retriever and postprocessors when ``llm`` is given, else one that answers from the
-        documents and triples (no LLM needed)."""
+    def as_chat_engine(self, llm: LLM | None = None, **kwargs: Any) -> CrmChatEngine:
+        """A chat engine (:class:`~llama_index_crm.query.chat.CrmChatEngine`): follow-ups,
+        vague follow-ups and pivots handled; the LLM, when given, answers from the prompts
+        of ``config/prompts``, else the answers come from the documents and triples.
+        ``kwargs``: ``history_tokens`` and the pipeline's options (``prompts``, ...)."""
         from llama_index_crm.query.chat import make_chat_engine
 
         return make_chat_engine(self, llm=llm, **kwargs)
 
-    def ask(self, question: str, llm: LLM | None = None) -> CrmAnswer:
-        """Answer one question (see :class:`~llama_index_crm.query.engine.CrmAnswer`)."""
-        return self.as_query_pipeline(llm=llm).run(question)
+    def as_query_engine(self, llm: LLM | None = None, **kwargs: Any) -> RetrieverQueryEngine:
+        """A standard ``RetrieverQueryEngine`` over the same parts: the conversation-aware
+        pool, the three postprocessors and a synthesizer that answers like :meth:`ask`
+        (``kwargs`` go to the pipeline: ``prompts``, ``pool_kwargs``, ...)."""
+        from llama_index_crm.query.synthesis import make_query_engine
+
+        return make_query_engine(self, llm=llm, **kwargs)
+
+    def ask(self, question: str, llm: LLM | None = None, prompts: Prompts = None) -> CrmAnswer:
+        """Answer one question (see :class:`~llama_index_crm.query.engine.CrmAnswer`);
+        ``prompts``: a TOML file overriding ``config/prompts/default.toml``."""
+        return self.as_query_pipeline(llm=llm, prompts=prompts).run(question)
 
 
 

@@ -48,7 +48,7 @@ IDENTIFIER_PATH: list[dict[str, Any]] = [{"property": "P1_is_identified_by"}]
 ENTRY_KEYS = frozenset({
     "id", "label", "fr", "fr_paths", "extra_paths", "then", "closure", "domain", "range",
     "paths", "value", "statement", "identifier", "range_types", "verbs", "nouns",
-    "prepositions", "event_hints"})
+    "prepositions", "event_hints", "fallback"})
 
 
 def core_steps(steps: Sequence[Mapping[str, Any]]) -> tuple[list[dict[str, Any]],
@@ -153,6 +153,7 @@ def resolve(entry: Mapping[str, Any], frs: Mapping[str, Any],
         "prepositions": list(entry.get("prepositions", ())),
         "crm_words": sorted(set(label_words + crm_words)),
         "event_hints": dict(entry.get("event_hints", {})),
+        "fallback": entry.get("fallback"),
     }
     return relation, problems
 

@@ -65,6 +65,7 @@ def namespace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, An
     root = get_dispatcher()
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("LLAMA_INDEX_CRM_CACHE", str(tmp_path_factory.mktemp("cache")))
+        mp.setenv("MPLBACKEND", "Agg")  # figures drawn off screen; plt.show() is a no-op
         os.chdir(ROOT)
         try:
             with contextlib.redirect_stdout(printed):
@@ -74,6 +75,9 @@ def namespace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, An
             os.chdir(previous)
     ns["__printed__"] = printed.getvalue()
     yield ns
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
     root.event_handlers = [h for h in root.event_handlers if h.class_name() != "StageRecorder"]
 
 
@@ -119,3 +123,53 @@ def test_period_question_is_a_list_of_things(namespace: dict[str, Any]) -> None:
     assert 0 < len(answer.nodes) <= answer.plan.k
     assert namespace["category_event"].details["time_range"] == (1401, 1500)
     assert {e.stage for e in namespace["stages"][PAINTED]} >= {"pool", "coherent", "context"}
+
+
+def test_channel_figure_has_one_panel_per_channel(namespace: dict[str, Any]) -> None:
+    fig = namespace["fig_channels"]
+    channels = namespace["channel_scores"]
+    assert len(fig.axes) == len(channels) == 4
+    for ax, scored in zip(fig.axes, channels.values(), strict=True):
+        bars = ax.patches
+        assert len(bars) == min(len(scored), namespace["TOP"]) > 0
+        widths = [bar.get_width() for bar in bars][::-1]  # drawn best last
+        assert widths == [score for _, score in scored[: len(bars)]]
+
+
+def test_adjacency_heat_map_covers_the_pool_and_marks_the_selection(
+        namespace: dict[str, Any]) -> None:
+    trace = namespace["trace"]
+    ax = namespace["fig_adjacency"].axes[0]
+    cells = ax.images[0].get_array()
+    assert cells.shape == (len(trace.pool), len(trace.pool)) == (60, 60)
+    assert (cells == cells.T).all() and cells.max() > 0
+    marks = ax.collections[0].get_offsets()
+    assert len(marks) == len(trace.order) == trace.k == 10
+    assert sorted(int(x) for x, _ in marks) == sorted(trace.order)
+
+
+def test_subgraph_figure_draws_the_selected_documents_with_fr_edges(
+        namespace: dict[str, Any]) -> None:
+    graph = namespace["subgraph"]
+    trace = namespace["trace"]
+    assert set(graph.nodes) == {trace.pool[i].node.metadata["uri"] for i in trace.order}
+    nodes_drawn = namespace["fig_subgraph"].axes[0].collections[0].get_offsets()
+    assert len(nodes_drawn) == graph.number_of_nodes() == 10
+    labels = {data["fr"] for _, _, data in graph.edges(data=True)}
+    assert graph.number_of_edges() >= 3 and all("-" in fr for fr in labels)
+    founder = T + "person/nikephoros-ischyrios"
+    assert graph.degree(founder) >= 1  # the founder is linked to the church by an FR
+
+
+def test_greedy_figure_plots_the_objective_of_every_step(namespace: dict[str, Any]) -> None:
+    trace = namespace["trace"]
+    ax = namespace["fig_greedy"].axes[0]
+    line = ax.lines[0]
+    assert list(line.get_xdata()) == list(range(1, len(trace.order) + 1))
+    assert list(line.get_ydata()) == trace.objective
+    assert len(ax.patches) == len(trace.order)
+    # the trace is the selection the pipeline made for question 1
+    coherent = next(e for e in namespace["stages"][FOUNDED] if e.stage == "coherent")
+    assert [c[0] for c in coherent.candidates] == [
+        trace.pool[i].node.metadata["uri"] for i in trace.order]
+    assert [c[2] for c in coherent.candidates] == trace.objective

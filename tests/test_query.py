@@ -9,9 +9,6 @@ from typing import Any
 
 import pytest
 from llama_index.core import QueryBundle
-from llama_index.core.instrumentation import get_dispatcher
-from llama_index.core.instrumentation.event_handlers import BaseEventHandler
-from llama_index.core.instrumentation.events import BaseEvent
 from llama_index.core.llms import LLMMetadata, MockLLM
 
 from llama_index_crm import (
@@ -23,7 +20,6 @@ from llama_index_crm import (
 )
 from llama_index_crm.cli import main as cli_main
 from llama_index_crm.errors import IndexFormatError
-from llama_index_crm.events import StageCandidatesEvent
 from llama_index_crm.query.chat import CrmChatEngine
 from llama_index_crm.query.engine import RETRIEVAL_NOTE
 
@@ -35,9 +31,8 @@ PLACE = T + "place/asinou"
 
 
 @pytest.fixture(scope="module")
-def index(tmp_path_factory: pytest.TempPathFactory) -> CrmGraphIndex:
-    return CrmGraphIndex.build([str(DEMO)], tmp_path_factory.mktemp("idx") / "troodos",
-                               cache_dir=tmp_path_factory.mktemp("cache"))
+def index(demo_index: CrmGraphIndex) -> CrmGraphIndex:
+    return demo_index
 
 
 @pytest.fixture(scope="module")
@@ -139,25 +134,9 @@ def test_persist_then_load_returns_identical_results(index: CrmGraphIndex,
         assert a.context == b.context and a.answer == b.answer
 
 
-def test_every_stage_emits_its_candidates(index: CrmGraphIndex) -> None:
-    seen: list[StageCandidatesEvent] = []
-
-    class Recorder(BaseEventHandler):
-        @classmethod
-        def class_name(cls) -> str:
-            return "Recorder"
-
-        def handle(self, event: BaseEvent, **kwargs: Any) -> None:
-            if isinstance(event, StageCandidatesEvent):
-                seen.append(event)
-
-    root = get_dispatcher()
-    handler = Recorder()
-    root.add_event_handler(handler)
-    try:
+def test_every_stage_emits_its_candidates(index: CrmGraphIndex, record_stages: Any) -> None:
+    with record_stages() as seen:
         index.as_query_pipeline().run("Who founded the church at Asinou?")
-    finally:
-        root.event_handlers.remove(handler)
     stages = [e.stage for e in seen]
     for stage in ("dense", "bm25", "category", "pool", "coherent", "context"):
         assert stage in stages
@@ -231,7 +210,9 @@ def test_cli_query_writes_the_evaluation_contract(index: CrmGraphIndex, tmp_path
     results = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["id"] for r in results] == ["q1", "q2", "q3"]
     for r in results:
-        assert set(r) == {"id", "retrieved", "context", "answer", "count", "latency_s"}
+        assert set(r) == {"id", "retrieved", "context", "answer", "count", "status",
+                          "latency_s"}
+        assert r["status"] == "answered"
         assert r["retrieved"] and {"uri", "label", "score"} <= set(r["retrieved"][0])
     assert "Demetre de Coron" in results[1]["context"]
     assert results[2]["count"] == 10

@@ -21,7 +21,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -29,10 +29,11 @@ import numpy as np
 from llama_index_crm.exact.execute import ExactResult, Executor
 from llama_index_crm.exact.linking import Candidate, NameIndex
 from llama_index_crm.exact.parse import Missing, Parsed, RulePlanner, Unresolved
-from llama_index_crm.exact.plan import Anchor, ExactPlan
+from llama_index_crm.exact.plan import Anchor, ExactPlan, ValueFilter, Variable
 from llama_index_crm.exact.relations import RelationLexicon
 from llama_index_crm.exact.render import describe_plan, evidence_lines, render
 from llama_index_crm.exact.sparql import plan_sparql
+from llama_index_crm.storage.names import fold_name
 
 if TYPE_CHECKING:
     from llama_index_crm.graph.data import GraphData
@@ -85,7 +86,7 @@ class ExactAnswer:
         """The exact result as the first block of an LLM's context."""
         if self.status == "retrieval_only":
             return ""
-        lines = [f"Exact answer computed over the whole graph ({self.status}): {self.text}"]
+        lines = [f"{self.text} [{self.status}]"]
         if self.plan_text:
             lines.append("How it was computed:\n" + self.plan_text)
         if self.evidence:
@@ -152,6 +153,16 @@ class ExactAnswerer:
     def execute(self, plan: ExactPlan) -> ExactAnswer:
         """Run a plan and render its answer."""
         result = self.executor.run(plan)
+        if not result.total and result.missing_relations:
+            alternative = self._fallback(plan, result.missing_relations)
+            if alternative is not None:
+                missing = [self.lexicon[r].label for r in result.missing_relations]
+                result = self.executor.run(alternative)
+                plan = alternative
+                result.notes.append(f"the graph records no {' or '.join(missing)}; read from "
+                                    f"the {self.lexicon[alternative.attributes[0]].label}"
+                                    if alternative.attributes else
+                                    f"the graph records no {' or '.join(missing)}")
         text = render(result, self.executor)
         readings = [f"reading “{a.text}” as {a.label}" for a in plan.anchors
                     if a.how in LOOSE_MATCHES]
@@ -166,6 +177,25 @@ class ExactAnswerer:
             describe_plan(result.plan, self.lexicon),
             plan_sparql(result.plan, self.executor), evidence_lines(result, self.executor),
             result=result)
+
+    def _fallback(self, plan: ExactPlan, missing: Sequence[str]) -> ExactPlan | None:
+        """The plan read through a relation's statement fallback ("who gave X?" → X's
+        credit line; "works given by Y" → works whose credit line names Y)."""
+        var = plan.variables[0]
+        for link in var.links:
+            fallback = self.lexicon[link.relation].fallback
+            if link.relation not in missing or not fallback:
+                continue
+            if not isinstance(link.target, Anchor):
+                continue
+            if link.inverse:  # who —gave→ X: X's statement
+                return replace(plan, variables=(Variable(anchor=link.target),),
+                               operation="value", attributes=(fallback,))
+            rest = tuple(x for x in var.links if x is not link)
+            condition = ValueFilter(fallback, contains=fold_name(link.target.label))
+            return replace(plan, variables=(replace(var, links=rest).with_filter(condition),
+                                            *plan.variables[1:]))
+        return None
 
     # -- pieces ----------------------------------------------------------------------------
     def _item(self, item: Any) -> dict[str, Any]:

@@ -116,6 +116,7 @@ class ExactResult:
         groups: for ``group``.
         missing_relations: relations of the plan the graph holds no triple for.
         notes: how the question was read where it was not literal.
+        left_out: members the question asked to leave out ("aside from X").
     """
 
     plan: ExactPlan
@@ -124,6 +125,7 @@ class ExactResult:
     groups: list[Group] = field(default_factory=list)
     missing_relations: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    left_out: int = 0
 
 
 Members = dict[int, list[TripleIds]]
@@ -147,6 +149,7 @@ class Executor:
         self.walker = RelationWalker(self.engine)
         self.values = GraphValues(store, self.ontology)
         self._present: dict[str, bool] = {}
+        self._left_out = 0
         self._type_words: dict[int, frozenset[str]] = {}
         self._has_type = self.lexicon.get("has-type")
 
@@ -197,10 +200,11 @@ class Executor:
 
     # -- execution -------------------------------------------------------------------------
     def _run(self, plan: ExactPlan) -> ExactResult:
+        self._left_out = 0
         members = self._resolve(plan, 0, {})
         items = [self._item(node, evidence) for node, evidence in members.items()]
         items.sort(key=lambda it: (fold_name(it.label), it.uri))
-        result = ExactResult(plan, items, len(items))
+        result = ExactResult(plan, items, len(items), left_out=self._left_out)
         if plan.operation in {"value", "describe"} and plan.attributes:
             for name in plan.attributes:
                 self._attach(items, self.lexicon[name], plan.hints)
@@ -365,6 +369,8 @@ class Executor:
         if noun in GROUP_NOUNS:
             keep &= self.engine.has_class(nodes, self.engine.class_ids(GROUP_CLASS))
         excluded = set(self.engine.ids(list(var.exclude)).tolist())
+        self._left_out += sum(1 for n, k in zip(nodes.tolist(), keep.tolist(), strict=True)
+                              if k and n in excluded)
         members = {n: members[n] for n, k in zip(nodes.tolist(), keep.tolist(), strict=True)
                    if k and n not in excluded}
         if var.types:

@@ -29,7 +29,15 @@ import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from llama_index_crm.exact.linking import STOP_WORDS, Candidate, Mention, NameIndex, max_edits
+from llama_index_crm.exact.linking import (
+    EDIT_PENALTY,
+    SCORES,
+    STOP_WORDS,
+    Candidate,
+    Mention,
+    NameIndex,
+    max_edits,
+)
 from llama_index_crm.exact.plan import Anchor, ExactPlan, Link, ValueFilter, Variable
 from llama_index_crm.exact.relations import Relation, RelationLexicon
 from llama_index_crm.query.conversation import quoted_titles, word_set
@@ -48,7 +56,7 @@ QUOTE = "⟦q{}⟧"
 TIME = "⟦t⟧"
 _TOKEN_RE = re.compile(r"⟦q\d+⟧|⟦t⟧|[^\W_][\w'’.\-]*", re.UNICODE)
 
-WH = word_set("who whom whose what which when where how")
+WH = word_set("who whom whose what which when where how why whoever whatever")
 AUX = word_set("""
 is are was were be been being do does did has have had can could will would may might
 shall should""")
@@ -56,7 +64,8 @@ COPULA = word_set("is are was were be been")
 DETERMINERS = word_set("""
 the a an this that these those some any all every each its his her their our my your""")
 PRONOUNS = {"he": "Actor", "him": "Actor", "his": "Actor", "she": "Actor", "her": "Actor",
-            "it": "", "its": "", "they": "", "them": "", "their": "", "this": "", "that": ""}
+            "it": "-Actor", "its": "-Actor", "this": "-Actor", "that": "-Actor", "they": "",
+            "them": "", "their": ""}
 """Words that may point back to the previous turn, with the category they prefer."""
 IMPERATIVE = word_set("""
 list show give tell name find display enumerate get return count please me us i we you
@@ -72,9 +81,13 @@ database graph dataset catalogue catalog""")
 HOLDING_VERBS = word_set("""
 hold holds held have has own owns kept keep contain contains include includes feature
 features""")
+_TYPE_SYNONYMS = {"photo": "photograph", "pic": "picture", "snapshot": "photograph",
+                  "etching": "etching", "painted": "painting", "oil": "painting"}
+"""Everyday words for type labels ("photos" are typed "photograph")."""
 GENERIC_THINGS = word_set("""
 work works artwork artworks object objects item items piece pieces thing things artefact
-artefacts artifact artifacts holding holdings record records""")
+artefacts artifact artifacts holding holdings record records everything anything something
+stuff""")
 COUNT_WORDS = word_set("many number count total")
 SUPERLATIVES: dict[str, tuple[str, bool]] = {
     "oldest": ("time", False), "earliest": ("time", False), "first": ("time", False),
@@ -93,6 +106,9 @@ GROUP_WORDS = word_set("per each every by")
 VOCABULARY_CATEGORIES = frozenset({"Place", "Concept"})
 """Kinds of node a vocabulary often holds twice under one name (a Getty city and its
 department, both "Paris"): a name that links to several such nodes takes them together."""
+HOW_MEASURES = ("how many", "how much", "how old", "how big", "how large", "how tall",
+                "how long", "how wide", "how heavy")
+""""How" questions that ask for a number; other "how" questions (manner) are not compiled."""
 GENERIC_TIME_NOUNS = word_set("year years date dates time decade century period when")
 """Nouns that ask for a date without saying which: the verb decides (acquired, born…)."""
 ATTRIBUTE_RELATIONS = frozenset({
@@ -103,6 +119,8 @@ EXCLUSIONS = ("aside from", "apart from", "other than", "except for", "except", 
               "besides", "not counting", "but not", "leaving out")
 PREPOSITIONS = word_set("""
 by of in at from about with on for within near into to during under""")
+DESCRIBE_WORDS = word_set("info information details detail describe description tell know "
+                          "learn hear more something everything")
 DESCRIBE_RE = re.compile(
     r"^\s*(?:(?:please\s+)?(?:tell|teach)\s+(?:me|us)\s+(?:more\s+)?about|describe|"
     r"(?:i'?d|i would|i want|we'?d)\s+(?:like\s+)?(?:to\s+)?(?:know|learn|hear)\s+"
@@ -249,12 +267,12 @@ def link_name(names: NameIndex, text: str, expected: Sequence[str] | None,
     if len(nodes) > 1 and all(c.category in VOCABULARY_CATEGORIES and c.how in {
             "exact", "stripped"} for c in best):
         chosen = best[0]  # places or terms of one name: taken together, and said
-        return Anchor(text, chosen.node, chosen.name, chosen.category, "together",
-                      tuple(nodes[1:]))
+        return Anchor(text, chosen.node, names.display(chosen.node), chosen.category,
+                      "together", tuple(nodes[1:]))
     if len(nodes) > 1:
         return Unresolved(text, tuple(best))
     chosen = best[0]
-    return Anchor(text, chosen.node, chosen.name, chosen.category, chosen.how)
+    return Anchor(text, chosen.node, names.display(chosen.node), chosen.category, chosen.how)
 
 
 class RulePlanner:
@@ -293,7 +311,8 @@ class RulePlanner:
                            | set(SUPERLATIVES) | set(NUMBERS) | set(nouns) | GROUP_WORDS
                            | set(GROUP_UNITS)
                            | {w for p in self.relation_words for w in p.split()}
-                           | {"and", "or", "not", "no", "than", "as", "if", "whether", "did"})
+                           | {"and", "or", "not", "no", "than", "as", "if", "whether", "did"}
+                           | DESCRIBE_WORDS)
         self._vocab_list = sorted(self.vocabulary)
 
     # -- entry point -----------------------------------------------------------------------
@@ -335,6 +354,14 @@ class RulePlanner:
         if focus:
             elements = self._pronouns(elements, focus)
         elements = self._mentions(elements)
+        if focus and self._asks_about_nothing(elements):
+            # "what year?", "who was the artist?": about what the last turn was about
+            anchor = focus[0]
+            candidate = Candidate(anchor.node, anchor.label, anchor.category, 1.0,
+                                  "previous turn")
+            elements += [_El("word", ["of"], "of"),
+                         _El("mention", [fold_name(anchor.label)], anchor.label,
+                             Mention(0, 0, anchor.label, (candidate,)))]
         time = None
         if found is not None and any(e.in_time for e in elements):
             # the expression was not part of a title: it becomes one time element
@@ -349,6 +376,16 @@ class RulePlanner:
             time = (ValueFilter("creation-date", found.years, decade_guess=found.guess),
                     found.guess)
         return self._runs(elements), time
+
+    def _asks_about_nothing(self, elements: Sequence[_El]) -> bool:
+        """A question that names nothing but asks something (a question word or an
+        attribute noun): a follow-up about the previous turn's subject."""
+        if any(e.kind != "word" for e in elements):
+            return False
+        words = [e.word for e in elements]
+        asks = any(w in WH for w in words) or any(
+            self.lexicon.by_word(w) for w in words if w in self.nouns or w not in self.vocabulary)
+        return asks and not all(w in IMPERATIVE | FILLER | DETERMINERS | {"and"} for w in words)
 
     def _quoted(self, title: str) -> _El:
         candidates = self.names.lookup(title, surname=False)
@@ -369,7 +406,7 @@ class RulePlanner:
                 word not in {"this", "that"} or i == len(elements) - 1
                 or elements[i + 1].word not in self.nouns)
             if points_back:
-                chosen = [a for a in focus if not prefers or a.category == prefers] or list(focus)
+                chosen = [a for a in focus if _prefers(prefers or "", a.category)] or list(focus)
                 anchor = chosen[0]
                 candidate = Candidate(anchor.node, anchor.label, anchor.category, 1.0,
                                       "previous turn")
@@ -528,10 +565,16 @@ class _Builder:
         excluded = self._take_exclusions()
         operation, order, limit, group = self._operation(wh)
         head, rest = self._head(wh, operation)
+        if head is None and operation in {"list", "count", "superlative", "group"} and \
+                wh in {None, "what", "which", "whatever"} and any(
+                    e.kind in {"mention", "run"} for e in rest):
+            head = _Slot("Thing", "works")  # "what did Maria Turner make?"
         if head is not None and excluded:
             self._exclude(head, excluded)
         if self._dangling_pronoun():
             return self._done(None, "a pronoun with nothing before it to point to")
+        if wh == "why" or (wh == "how" and not self._has(*HOW_MEASURES)):
+            return self._done(None, "a how or why question: no fact of the graph answers it")
         if head is None and operation not in {"value", "describe"}:
             return self._done(None, "no subject")
         slots: list[_Slot] = [head] if head is not None else []
@@ -642,37 +685,39 @@ class _Builder:
         return nxt in self.p.nouns or nxt in {"work", "works"}
 
     def _head(self, wh: str | None, operation: str) -> tuple[_Slot | None, list[_El]]:
-        """What is asked for, and the elements after it."""
+        """What is asked for, and the elements to link to it: those after it, and names
+        before it ("harry lyman - how many works?", "smibert paintings") with a default
+        relation ("Whistler etchings": made by; "British artists": members of)."""
         els = self.els
         for i, el in enumerate(els):
             if el.kind != "word":
                 continue
             w = el.word
-            if w in {"who", "whom"} and i < 4:
-                rest = els[i + 1:]
-                # "who made the most works": who is an Actor; "who was X": describe X
-                return _Slot("Actor", "who"), rest
-            if w in self.p.nouns and not self._is_attribute_noun(i):
+            if w in {"who", "whom", "whoever"} and i < 4:
+                return _Slot("Actor", "who"), self._before(els[:i]) + els[i + 1:]
+            if w in self.p.nouns and not self._is_attribute_noun(i) and w not in {
+                    "where"}:
                 category = self.p.nouns[w]
-                if category == "Place" and w == "where":
-                    continue
                 slot = _Slot(category, w)
-                single = singularise(w)
+                single = _TYPE_SYNONYMS.get(singularise(w), singularise(w))
                 if category == "Thing" and w not in GENERIC_THINGS:
                     slot.types.append(single if single in self.p.type_words else w)
                 elif category in {"Place", "Event", "Concept"} and w not in {
                         "place", "places", "location", "locations", "event", "events",
                         "concept", "concepts", "subject", "subjects"}:
                     slot.types.append(single)
-                # an adjective naming a group or place just before the noun ("British artists")
-                if i and els[i - 1].kind in {"mention", "run"} and not els[i - 1].possessive:
-                    return slot, [els[i - 1], _El("word", ["⟨adj⟩"], ""), *els[i + 1:]]
-                if i and els[i - 1].kind in {"mention", "run"} and els[i - 1].possessive:
-                    return slot, [_El("word", ["⟨poss⟩"], ""), els[i - 1], *els[i + 1:]]
-                return slot, els[i + 1:]
-            if w in {"when", "where", "whose"} or el.kind in {"mention", "run"}:
-                break
+                return slot, self._before(els[:i]) + els[i + 1:]
         return None, list(els)
+
+    @staticmethod
+    def _before(els: list[_El]) -> list[_El]:
+        """Names before the head, each with the default cue for an adjective or owner."""
+        out: list[_El] = []
+        for el in els:
+            if el.kind in {"mention", "run"}:
+                marker = "⟨poss⟩" if el.possessive else "⟨adj⟩"
+                out += [_El("word", [marker], ""), el]
+        return out
 
     def _is_attribute_noun(self, i: int) -> bool:
         """A noun that names an attribute of something named after it ("date of X",
@@ -720,8 +765,13 @@ class _Builder:
                 i += 1
                 continue
             if el.kind == "time":
+                cue = []
                 i += 1
                 continue
+            if el.kind == "run":
+                widened = self._widen(rest, i, current, cue)
+                if widened is not None:
+                    el, cue = widened
             # a name: the object of the cue before it, or the agent of a verb after it
             after = [e.word for e in rest[i + 1:i + 3] if e.kind == "word"]
             words = cue or after
@@ -740,6 +790,31 @@ class _Builder:
             cue = []
             i += 1
         return anchors
+
+    def _widen(self, rest: list[_El], i: int, current: _Slot | None,
+               cue: list[str]) -> tuple[_El, list[str]] | None:
+        """A run that names nothing, taken with the question words before it when
+        together they name a node ("return to tillbury" → "Return to Tilbury")."""
+        run = rest[i]
+        if self.p.names.lookup(run.text, surname=True, fuzzy=False, partial=False):
+            return None
+        expected = [c for c, _, _ in self._expected(current, cue)] if current else None
+        for n in (3, 2, 1):
+            if i - n < 0 or any(e.kind != "word" or e.word.startswith("⟨") or e.word in WH
+                                or e.word in AUX for e in rest[i - n:i]):
+                continue
+            words = [e.word for e in rest[i - n:i]] + run.words
+            if words[0] in STOP_WORDS and words[0] not in {"the", "a", "an"}:
+                continue
+            found = [c for c in self.p.names.lookup(" ".join(words), expected or None,
+                                                    surname=False, partial=False)
+                     if c.score >= SCORES["misspelling"] - EDIT_PENALTY]
+            if found:
+                text = " ".join(e.text for e in rest[i - n:i + 1])
+                widened = _El("mention", words, text, Mention(0, 0, text, tuple(found)))
+                used = {e.word for e in rest[i - n:i]}
+                return widened, [w for w in cue if w not in used]
+        return None
 
     def _is_attribute_noun_el(self, rest: list[_El], i: int) -> bool:
         w = rest[i].word
@@ -783,7 +858,6 @@ class _Builder:
             found += [c for c in self.p.names.containing(el.text, limit=20)
                       if wanted is None or c.category in wanted]
             head.exclude.extend(dict.fromkeys(c.node for c in found))
-            self.notes.append(f"aside from “{el.text}”")
 
     def _noun_slot(self, word: str) -> _Slot:
         category = self.p.nouns[word]
@@ -1114,6 +1188,13 @@ class _Builder:
                          attributes=tuple(attributes),  # type: ignore[arg-type]
                          notes=tuple(self.notes), **kwargs)  # type: ignore[arg-type]
         return plan
+
+
+def _prefers(wanted: str, category: str) -> bool:
+    """Whether a pronoun's preference ("Actor", "-Actor": not an actor, "": any) fits."""
+    if not wanted:
+        return True
+    return category != wanted[1:] if wanted.startswith("-") else category == wanted
 
 
 def _fits(side: str, category: str | None) -> bool:

@@ -55,6 +55,8 @@ class Relation:
         verbs / nouns / crm_words: how questions name it.
         prepositions: those that may introduce its range ("made by X", "born in X").
         event_hints: verb stem → words of event types that single out an event.
+        fallback: a statement relation read instead when the graph holds none of this one
+            ("who gave X?" from X's credit line when no acquisition names a donor).
     """
 
     id: str
@@ -72,6 +74,7 @@ class Relation:
     prepositions: tuple[str, ...]
     crm_words: tuple[str, ...]
     event_hints: Mapping[str, tuple[str, ...]]
+    fallback: str | None = None
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> Relation:
@@ -88,6 +91,7 @@ class Relation:
             prepositions=tuple(obj.get("prepositions", ())),
             crm_words=tuple(obj.get("crm_words", ())),
             event_hints={k: tuple(v) for k, v in obj.get("event_hints", {}).items()},
+            fallback=obj.get("fallback"),
         )
 
     @property

@@ -109,8 +109,7 @@ def constraint_phrase(var: Variable, plan: ExactPlan) -> str:
         parts.append(_filter_phrase(condition))
     if var.types and var.noun and singularise(var.noun) not in var.types:
         parts.append("of type " + " or ".join(var.types))
-    if var.exclude:
-        parts.append(f"({'; '.join(plan.notes)})" if plan.notes else "(some left out)")
+
     return " ".join(parts)
 
 
@@ -177,7 +176,10 @@ def render(result: ExactResult, executor: Executor, limit: int = MAX_LISTED) -> 
     plan = result.plan
     var = plan.variables[0]
     lexicon = executor.lexicon
-    notes = f" ({'; '.join(result.notes)})" if result.notes else ""
+    extra = [*result.notes]
+    if result.left_out:
+        extra.append(f"{result.left_out} left out as asked")
+    notes = f" ({'; '.join(extra)})" if extra else ""
     if plan.operation == "value":
         lines = []
         for item in result.items[:limit]:

@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import numpy as np
+from llama_index.core.schema import NodeWithScore
 
 from llama_index_crm.ontology import OWL, RDF, RDFS, SKOS, Ontology
 from llama_index_crm.storage.triples import TripleStore
@@ -45,6 +46,7 @@ __all__ = [
     "is_schema_predicate",
     "normalise",
     "pool_adjacency",
+    "selected_entities",
     "term_degrees",
 ]
 
@@ -153,6 +155,23 @@ def document_entities(
         rest = [u for u in rest if u not in found]
     ids += [i for i in map(store.id_of, rest) if i is not None]
     return own, np.unique(np.asarray(ids, dtype=np.int64))
+
+
+def selected_entities(
+    store: TripleStore, nodes: Sequence[NodeWithScore]
+) -> tuple[list[np.ndarray], dict[int, str]]:
+    """Per node, the term ids of its entities (:func:`document_entities`), and each node's
+    own term id → its label (how a selected document is named in facts and paths)."""
+    entities: list[np.ndarray] = []
+    names: dict[int, str] = {}
+    for node in nodes:
+        meta = node.node.metadata
+        own, ids = document_entities(store, str(meta.get("uri", node.node.node_id)),
+                                     meta.get("chained_from") or ())
+        entities.append(ids)
+        if own is not None and meta.get("label"):
+            names[own] = str(meta["label"])
+    return entities, names
 
 
 def term_degrees(store: TripleStore, ids: np.ndarray) -> np.ndarray:

@@ -26,7 +26,6 @@ from typing import Any, NamedTuple, TypeAlias
 
 import numpy as np
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
-from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from llama_index_crm.events import emit
@@ -40,6 +39,7 @@ from llama_index_crm.postprocessors.adjacency import (
     pool_adjacency,
     term_degrees,
 )
+from llama_index_crm.postprocessors.base import GraphPostprocessor
 from llama_index_crm.query.plan import QueryPlan
 from llama_index_crm.storage.triples import TripleStore
 
@@ -47,6 +47,7 @@ __all__ = [
     "DEFAULT_TOP_N",
     "CoherentSubgraphPostprocessor",
     "PlanProvider",
+    "SelectionTrace",
     "VectorLookup",
     "greedy_select",
     "min_max",
@@ -75,6 +76,32 @@ class _DocGraph(NamedTuple):
     """Term ids of its entities (own and chained)."""
     edges: tuple[np.ndarray, np.ndarray]
     """Its :func:`document_edges`."""
+
+
+class SelectionTrace(NamedTuple):
+    """One coherent selection, step by step (for notebooks and explanations).
+
+    Attributes:
+        pool: the candidates, one node per document, in pool order.
+        adjacency: raw N×N weights among them (:func:`pool_adjacency`).
+        connectivity: the normalised adjacency the objective reads.
+        relevance: min-max normalised pool scores.
+        adjust: per candidate, target boost minus hub penalty.
+        order: indices into ``pool`` in selection order.
+        objective: each selected candidate's objective when picked.
+        k: documents asked for.
+        targets: the plan's target categories.
+    """
+
+    pool: list[NodeWithScore]
+    adjacency: np.ndarray
+    connectivity: np.ndarray
+    relevance: np.ndarray
+    adjust: np.ndarray
+    order: list[int]
+    objective: list[float]
+    k: int
+    targets: set[str]
 
 
 def min_max(scores: np.ndarray) -> np.ndarray:
@@ -138,7 +165,7 @@ def greedy_select(
         scores.append(float(objective[pick]))
 
 
-class CoherentSubgraphPostprocessor(BaseNodePostprocessor):
+class CoherentSubgraphPostprocessor(GraphPostprocessor):
     """Select a coherent subgraph of the candidate pool (see the module docstring).
 
     ``conn(d, S)`` is the sum of the normalised adjacency ``D^-1/2 (A+I) D^-1/2`` between
@@ -187,9 +214,6 @@ class CoherentSubgraphPostprocessor(BaseNodePostprocessor):
         plan_provider: PlanProvider | None = None,
         **params: Any,
     ) -> None:
-        unknown = sorted(set(params) - set(type(self).model_fields))
-        if unknown:
-            raise TypeError(f"{type(self).__name__} got unknown parameters {unknown}")
         super().__init__(**params)
         self._store = triple_store
         self._vectors = vectors
@@ -270,12 +294,14 @@ class CoherentSubgraphPostprocessor(BaseNodePostprocessor):
         return self._plan_provider(query_bundle.query_str)
 
     # ------------------------------------------------------------------ postprocess
-    def _postprocess_nodes(
-        self,
-        nodes: list[NodeWithScore],
-        query_bundle: QueryBundle | None = None,
-    ) -> list[NodeWithScore]:
-        """Select ``top_n`` (or the plan's ``k``) documents of ``nodes`` greedily."""
+    def trace(self, nodes: list[NodeWithScore],
+              query_bundle: QueryBundle | None = None) -> SelectionTrace:
+        """Every quantity of one selection (what :meth:`postprocess_nodes` decides from).
+
+        Args:
+            nodes: the candidate pool (a document listed twice counts once, best score).
+            query_bundle: the query, for the plan's ``k`` and target categories.
+        """
         store, weights = self._graph()
         best: dict[str, NodeWithScore] = {}
         for node in nodes:
@@ -286,28 +312,40 @@ class CoherentSubgraphPostprocessor(BaseNodePostprocessor):
         plan = self._plan(query_bundle)
         k = self.top_n or (plan.k if plan is not None else DEFAULT_TOP_N)
         targets = set(plan.target_categories) if plan is not None else set()
+        if not pool:
+            empty = np.zeros((0, 0))
+            return SelectionTrace(pool, empty, empty, np.zeros(0), np.zeros(0), [], [], k,
+                                  targets)
+        graphs = [self._doc_graph(n, store, weights) for n in pool]
+        raw = pool_adjacency([g.entities for g in graphs], store, weights,
+                             max_intermediate_degree=self.max_intermediate_degree,
+                             edges=[g.edges for g in graphs])
+        own = np.array([g.own for g in graphs], dtype=np.int64)
+        degrees = np.zeros(len(pool), dtype=np.int64)
+        degrees[own >= 0] = term_degrees(store, own[own >= 0])
+        adjust = np.where(degrees > self.hub_triples, -self.hub_penalty, 0.0)
+        adjust += np.array([self.target_boost if n.node.metadata.get("category") in targets
+                            else 0.0 for n in pool])
+        relevance = min_max(np.array([n.score or 0.0 for n in pool], dtype=np.float64))
+        connectivity = normalise(raw)
+        order, objective = greedy_select(
+            relevance, connectivity, k=k, alpha=self.alpha, lam=self.lam, adjust=adjust,
+            embeddings=self._embeddings(pool))
+        return SelectionTrace(pool, raw, connectivity, relevance, adjust, order, objective, k,
+                              targets)
 
-        selected: list[NodeWithScore] = []
-        if pool:
-            graphs = [self._doc_graph(n, store, weights) for n in pool]
-            raw = pool_adjacency([g.entities for g in graphs], store, weights,
-                                 max_intermediate_degree=self.max_intermediate_degree,
-                                 edges=[g.edges for g in graphs])
-            own = np.array([g.own for g in graphs], dtype=np.int64)
-            degrees = np.zeros(len(pool), dtype=np.int64)
-            degrees[own >= 0] = term_degrees(store, own[own >= 0])
-            adjust = np.where(degrees > self.hub_triples, -self.hub_penalty, 0.0)
-            adjust += np.array([self.target_boost if n.node.metadata.get("category") in targets
-                                else 0.0 for n in pool])
-            scores = np.array([n.score or 0.0 for n in pool], dtype=np.float64)
-            order, objective = greedy_select(
-                min_max(scores), normalise(raw), k=k, alpha=self.alpha, lam=self.lam,
-                adjust=adjust, embeddings=self._embeddings(pool))
-            selected = [NodeWithScore(node=pool[i].node, score=s)
-                        for i, s in zip(order, objective, strict=True)]
+    def _postprocess_nodes(
+        self,
+        nodes: list[NodeWithScore],
+        query_bundle: QueryBundle | None = None,
+    ) -> list[NodeWithScore]:
+        """Select ``top_n`` (or the plan's ``k``) documents of ``nodes`` greedily."""
+        found = self.trace(nodes, query_bundle)
+        selected = [NodeWithScore(node=found.pool[i].node, score=s)
+                    for i, s in zip(found.order, found.objective, strict=True)]
         emit("coherent", query_bundle.query_str if query_bundle else "", selected,
              alpha=self.alpha, lam=self.lam, target_boost=self.target_boost,
              hub_penalty=self.hub_penalty, hub_triples=self.hub_triples,
-             max_intermediate_degree=self.max_intermediate_degree, k=k, pool=len(pool),
-             target_categories=sorted(targets))
+             max_intermediate_degree=self.max_intermediate_degree, k=found.k,
+             pool=len(found.pool), target_categories=sorted(found.targets))
         return selected

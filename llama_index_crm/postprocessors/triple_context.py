@@ -32,12 +32,12 @@ from typing import Any
 
 import numpy as np
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
-from llama_index.core.postprocessor.types import BaseNodePostprocessor
-from llama_index.core.schema import NodeWithScore, QueryBundle
+from llama_index.core.schema import BaseNode, NodeWithScore, QueryBundle
 
 from llama_index_crm.events import emit
 from llama_index_crm.ontology import RDF, RDFS, Ontology, humanize
-from llama_index_crm.postprocessors.adjacency import PredicateWeights, document_entities
+from llama_index_crm.postprocessors.adjacency import PredicateWeights, selected_entities
+from llama_index_crm.postprocessors.base import GraphPostprocessor
 from llama_index_crm.rdf import Literal, decode_object, is_blank
 from llama_index_crm.storage.triples import TripleStore
 
@@ -48,6 +48,7 @@ __all__ = [
     "TripleContextBuilder",
     "TripleContextPostprocessor",
     "allocate",
+    "hidden_metadata_copy",
     "take_lines",
 ]
 
@@ -324,7 +325,7 @@ class TripleContextBuilder:
         return f"{subject}{ARROW}{self._predicate(p)}{ARROW}{obj}", cited
 
 
-class TripleContextPostprocessor(BaseNodePostprocessor):
+class TripleContextPostprocessor(GraphPostprocessor):
     """Append each selected document's prioritised facts to its text (see the module).
 
     Args:
@@ -346,9 +347,6 @@ class TripleContextPostprocessor(BaseNodePostprocessor):
 
     def __init__(self, triple_store: TripleStore | None = None,
                  ontology: Ontology | None = None, **params: Any) -> None:
-        unknown = sorted(set(params) - set(type(self).model_fields))
-        if unknown:
-            raise TypeError(f"{type(self).__name__} got unknown parameters {unknown}")
         super().__init__(**params)
         self._store = triple_store
         self._ontology = ontology
@@ -381,15 +379,7 @@ class TripleContextPostprocessor(BaseNodePostprocessor):
         """Each node replaced by a copy whose text ends with its ``Facts:``."""
         builder = self._get_builder()
         store = builder.store
-        entities: list[np.ndarray] = []
-        names: dict[int, str] = {}
-        for node in nodes:
-            meta = node.node.metadata
-            own, ids = document_entities(store, str(meta.get("uri", node.node.node_id)),
-                                         meta.get("chained_from") or ())
-            entities.append(ids)
-            if own is not None and meta.get("label"):
-                names[own] = str(meta["label"])
+        entities, names = selected_entities(store, nodes)
         facts = builder.facts(entities, names, limit=self.budget_chars)
         scores = [n.score or 0.0 for n in nodes]
         taken = take_lines([[len(f.line) + 1 for f in doc] for doc in facts], scores,
@@ -416,12 +406,18 @@ class TripleContextPostprocessor(BaseNodePostprocessor):
             text = text[: max(self.text_chars - 1, 0)] + "…"
         if lines:
             text += FACTS_HEADER + "\n".join(lines)
-        copy = source.model_copy(update={
-            "metadata": {**source.metadata, TRIPLES_KEY: cited},
-            "excluded_embed_metadata_keys": list(
-                dict.fromkeys([*source.excluded_embed_metadata_keys, TRIPLES_KEY])),
-            "excluded_llm_metadata_keys": list(
-                dict.fromkeys([*source.excluded_llm_metadata_keys, TRIPLES_KEY])),
-        })
+        copy = hidden_metadata_copy(source, {TRIPLES_KEY: cited})
         copy.set_content(text)
         return copy
+
+
+def hidden_metadata_copy(node: BaseNode, values: dict[str, Any]) -> BaseNode:
+    """A copy of ``node`` with ``values`` added to its metadata, hidden from the embedded
+    and the LLM text (provenance for the application, not words for the model)."""
+    return node.model_copy(update={
+        "metadata": {**node.metadata, **values},
+        "excluded_embed_metadata_keys": list(
+            dict.fromkeys([*node.excluded_embed_metadata_keys, *values])),
+        "excluded_llm_metadata_keys": list(
+            dict.fromkeys([*node.excluded_llm_metadata_keys, *values])),
+    })

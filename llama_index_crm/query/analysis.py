@@ -24,6 +24,7 @@ import unicodedata
 from abc import ABC, abstractmethod
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 
 from llama_index_crm.query.conversation import (
     Turn,
@@ -63,6 +64,7 @@ from llama_index_crm.query.lexicon import (
 )
 from llama_index_crm.query.plan import TOP_K, QueryPlan, QueryType
 from llama_index_crm.query.temporal import CIRCA_YEARS, MAX_YEAR, MIN_YEAR, parse_time_range
+from llama_index_crm.query.turns import TurnReading, read_turn
 from llama_index_crm.rdf import fold_label
 
 __all__ = [
@@ -83,6 +85,8 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_CACHE_SIZE = 256
 """Plans kept per analyzer (several retrieval stages ask for the same plan)."""
+VAGUE_REWRITE = "Tell me more about"
+"""A vague follow-up ("And?") is analysed as this, followed by the previous turn's subject."""
 
 _AGGREGATION_RE = re.compile(
     r"\bhow many\b|\b(?:the|what|which|total|overall)\s+(?:total\s+)?number\s+of\b"
@@ -157,16 +161,24 @@ class QueryAnalyzer(ABC):
                 self._cache.move_to_end(key)
                 return cached
         try:
-            query = contextualise(text, turns)
+            reading = read_turn(text, turns)
+            asked = reading.question
+            if reading.kind == "vague":
+                subject = resolve_reference(text, turns)
+                asked = f"{VAGUE_REWRITE} {subject[0]}" if subject else text
+            query = contextualise(asked, turns)
         except Exception:  # noqa: BLE001 - a question must never break retrieval
             logger.exception("contextualising %r failed", text[:80])
-            query = text
+            reading, asked, query = TurnReading("standalone", text), text, text
         try:
-            plan = self._analyze(text, query, turns)
+            plan = self._analyze(asked, query, turns)
         except Exception:  # noqa: BLE001
             logger.exception("%s analysis of %r failed; using a specific plan", self.name,
                              text[:80])
-            plan = self.default_plan(text, query)
+            plan = self.default_plan(asked, query)
+        lead = (self.analyze(*turns[-1][:1], turns[:-1]).query,) \
+            if reading.kind == "vague" else ()
+        plan = replace(plan, turn=reading.kind, excluded=reading.excluded, lead=lead)
         self._remember(key, plan)
         return plan
 

@@ -1,11 +1,12 @@
-"""Chat engines over a :class:`~llama_index_crm.graph.data.GraphData`.
+"""``CrmChatEngine``: a conversation over a :class:`~llama_index_crm.graph.data.GraphData`.
 
-* With an LLM: LlamaIndex's standard ``CondensePlusContextChatEngine`` — the LLM condenses
-  a follow-up into a standalone question, the candidate-pool retriever and the two
-  postprocessors build the context, the LLM answers.
-* Without one: :class:`CrmChatEngine`, a ``BaseChatEngine`` whose answers are counted,
-  listed or quoted from the documents and triples, and whose follow-ups are
-  contextualised by rules ("Who made it?" after "Tell me about <title>").
+One engine with or without an LLM. Each turn goes through the query pipeline with the
+conversation so far (:class:`~.memory.ConversationMemory`, bounded by a token budget), so
+the multi-turn behaviours are the same either way: follow-ups are retrieved twice
+(contextualised and as asked), vague follow-ups ("Tell me more") are led by the previous
+turn's entities, pivots ("Aside from Asinou, …") leave the excluded entity out. Without an
+LLM the answers are counted, listed or quoted from the documents and triples; with one,
+the LLM answers from the prompts of ``config/prompts`` (:class:`~.prompts.PromptSet`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 from llama_index.core.base.llms.types import ChatMessage, ChatResponse, MessageRole
-from llama_index.core.chat_engine import CondensePlusContextChatEngine
 from llama_index.core.chat_engine.types import (
     AgentChatResponse,
     BaseChatEngine,
@@ -24,38 +24,32 @@ from llama_index.core.chat_engine.types import (
 from llama_index.core.llms import LLM
 
 from llama_index_crm.query.engine import CrmAnswer, CrmQueryPipeline
+from llama_index_crm.query.memory import DEFAULT_HISTORY_TOKENS, ConversationMemory
 
 if TYPE_CHECKING:
     from llama_index_crm.graph.data import GraphData
 
-SYSTEM_PROMPT = (
-    "You are a curator's assistant for a cultural-heritage collection described in "
-    "CIDOC-CRM. Answer from the context only: entity documents (one per artwork, person, "
-    "place or event) and facts written as 'subject → relation → object'. Name items by "
-    "their titles or names; for 'how many' questions give the number first; say so when "
-    "the context does not hold the answer."
-)
-
-
 class CrmChatEngine(BaseChatEngine):
-    """A chat engine that needs no LLM: answers come from documents and triples.
+    """A chat engine over the query pipeline, with or without an LLM (see the module).
 
     Args:
-        pipeline: the query pipeline (retrieval, re-ranking, context, answer).
+        pipeline: the query pipeline (its ``llm``, if any, writes the answers).
+        history_tokens: token budget of the earlier turns a question is read with.
+        memory: the conversation (a new one with ``history_tokens`` when not given).
     """
 
-    def __init__(self, pipeline: CrmQueryPipeline) -> None:
+    def __init__(self, pipeline: CrmQueryPipeline,
+                 history_tokens: int = DEFAULT_HISTORY_TOKENS,
+                 memory: ConversationMemory | None = None) -> None:
         self.pipeline = pipeline
-        self._turns: list[tuple[str, str]] = []
-        self._messages: list[ChatMessage] = []
+        self.memory = memory or ConversationMemory(history_tokens)
         self.last: CrmAnswer | None = None
+        """The last answer: its sources, paths and context (``/sources``, ``/context``)."""
 
     def _answer(self, message: str) -> CrmAnswer:
-        answer = self.pipeline.run(message, self._turns)
+        answer = self.pipeline.run(message, self.memory.pairs())
         top = answer.nodes[0].node.metadata.get("label", "") if answer.nodes else ""
-        self._turns.append((message, str(top)))
-        self._messages += [ChatMessage(role=MessageRole.USER, content=message),
-                           ChatMessage(role=MessageRole.ASSISTANT, content=answer.answer)]
+        self.memory.add(message, answer.answer, str(top))
         self.last = answer
         return answer
 
@@ -67,7 +61,8 @@ class CrmChatEngine(BaseChatEngine):
         answer = self._answer(message)
         return AgentChatResponse(
             response=answer.answer, source_nodes=answer.nodes,
-            metadata={"count": answer.count, "plan": answer.plan, "sources": answer.sources},
+            metadata={"count": answer.count, "plan": answer.plan, "sources": answer.sources,
+                      "source_paths": answer.source_paths},
         )
 
     def stream_chat(self, message: str, chat_history: list[ChatMessage] | None = None,
@@ -95,14 +90,13 @@ class CrmChatEngine(BaseChatEngine):
 
     def reset(self) -> None:
         """Forget the conversation."""
-        self._turns.clear()
-        self._messages.clear()
+        self.memory.clear()
         self.last = None
 
     @property
     def chat_history(self) -> list[ChatMessage]:
         """The conversation as chat messages."""
-        return list(self._messages)
+        return self.memory.messages()
 
     def _adopt(self, history: list[ChatMessage]) -> None:
         self.reset()
@@ -111,18 +105,20 @@ class CrmChatEngine(BaseChatEngine):
             if msg.role == MessageRole.USER:
                 question = str(msg.content or "")
             elif msg.role == MessageRole.ASSISTANT and question is not None:
-                self._turns.append((question, str(msg.content or "")[:100]))
+                answer = str(msg.content or "")
+                self.memory.add(question, answer, answer[:100])
                 question = None
-        self._messages = list(history)
 
 
 def make_chat_engine(index: GraphData, llm: LLM | None = None,
-                     **pipeline_kwargs: Any) -> BaseChatEngine:
-    """The chat engine of an index: LLM-backed when ``llm`` is given, else CrmChatEngine."""
-    pipeline = CrmQueryPipeline(index, **pipeline_kwargs)
-    if llm is None:
-        return CrmChatEngine(pipeline)
-    return CondensePlusContextChatEngine.from_defaults(
-        retriever=pipeline.retriever, llm=llm, system_prompt=SYSTEM_PROMPT,
-        node_postprocessors=[pipeline.coherent, pipeline.context_builder],
-    )
+                     history_tokens: int = DEFAULT_HISTORY_TOKENS,
+                     **pipeline_kwargs: Any) -> CrmChatEngine:
+    """The chat engine of an index; the LLM, when given, writes the answers.
+
+    Args:
+        index: the loaded index.
+        llm: any LlamaIndex LLM, or None to answer from documents and triples.
+        history_tokens: token budget of the earlier turns a question is read with.
+        **pipeline_kwargs: options of :class:`CrmQueryPipeline` (``prompts``, ...).
+    """
+    return CrmChatEngine(CrmQueryPipeline(index, llm=llm, **pipeline_kwargs), history_tokens)

@@ -16,18 +16,28 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.llms import LLM
+from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 
 from llama_index_crm.exact.answerer import ExactAnswer, ExactAnswerer, answerer_for
 from llama_index_crm.postprocessors.factory import graph_postprocessors
+from llama_index_crm.postprocessors.source_paths import PATHS_KEY, SourcePathPostprocessor
 from llama_index_crm.query.analysis import QueryAnalyzer, RuleBasedAnalyzer
-from llama_index_crm.query.answer import EntityInfo, structured_answer
+from llama_index_crm.query.answer import EntityInfo, TermLinks, structured_answer
+from llama_index_crm.query.llm_context import context_sections
 from llama_index_crm.query.plan import QueryPlan
+from llama_index_crm.query.prompts import Prompts, PromptSet
+from llama_index_crm.retrievers.conversation import (
+    ConversationRetriever,
+    excluded_entities,
+    excluded_rows,
+)
 from llama_index_crm.retrievers.pool import CandidatePoolRetriever
 
 if TYPE_CHECKING:
@@ -37,20 +47,6 @@ logger = logging.getLogger(__name__)
 
 RETRIEVAL_NOTE = "(No exact plan for this question; from the retrieved documents:)"
 """Leads a ``retrieval_only`` answer: it quotes documents, it was not computed."""
-
-ANSWER_PROMPT = """You answer questions about a cultural-heritage collection described in \
-CIDOC-CRM. Use only the context below. When it starts with an exact answer computed over \
-the whole graph, that answer is authoritative: state it (its numbers and lists are complete; \
-never recount them from the documents) and use the documents only to add detail. Otherwise \
-use the entity documents (one per artwork, person, place or event) and the facts written as \
-"subject → relation → object". If the context does not hold the answer, say so. Name items \
-by their titles or names.
-
-Context:
-{context}
-
-Question: {question}
-Answer:"""
 
 
 @dataclass(slots=True)
@@ -89,6 +85,35 @@ class CrmAnswer:
                  "label": n.node.metadata.get("label", ""),
                  "score": round(float(n.score or 0.0), 6)} for n in self.nodes]
 
+    @property
+    def source_paths(self) -> dict[str, list[str]]:
+        """Entity IRI → the graph paths that brought its document into the context, from
+        what the question names ("Asinou → P55i currently holds → Panagia Phorbiottissa
+        (Asinou) → P108i was produced by → … → P14 carried out by → Nikephoros Ischyrios");
+        the named document's path is its label alone, a document found by its words alone
+        has none."""
+        return {str(n.node.metadata.get("uri", n.node.node_id)):
+                list(n.node.metadata.get(PATHS_KEY, ())) for n in self.nodes}
+
+    def source_records(self) -> list[dict[str, Any]]:
+        """Each context document as ``{uri, label, score, paths, triples}``, in rank order."""
+        paths = self.source_paths
+        return [{**item, "paths": paths.get(item["uri"], []),
+                 "triples": [list(t) for t in self.sources.get(item["uri"], [])]}
+                for item in self.retrieved()]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The answer as JSON-ready data (``crm-rag ask --json``)."""
+        exact = self.exact
+        return {"question": self.question, "answer": self.answer, "count": self.count,
+                "status": self.status, "type": self.plan.type, "turn": self.plan.turn,
+                "excluded": list(self.plan.excluded),
+                "exact": None if exact is None or exact.status == "retrieval_only" else {
+                    "total": exact.total, "plan": exact.plan_text, "sparql": exact.sparql,
+                    "evidence": exact.evidence, "items": exact.items[:50],
+                    "candidates": [c.node for c in exact.candidates]},
+                "sources": self.source_records(), "latency_s": round(self.latency_s, 4)}
+
 
 class CrmQueryPipeline:
     """Retrieval, re-ranking, context and answer for questions over one index.
@@ -101,6 +126,8 @@ class CrmQueryPipeline:
         pool_kwargs: options of :class:`CandidatePoolRetriever`.
         coherent_kwargs: options of :class:`CoherentSubgraphPostprocessor`.
         context_kwargs: options of :class:`TripleContextPostprocessor`.
+        prompts: the LLM's prompts: a :class:`PromptSet` or a TOML file overriding
+            ``config/prompts/default.toml`` (default: that file).
         exact: run the exact-answer layer first (default); False gives retrieval only.
     """
 
@@ -112,6 +139,7 @@ class CrmQueryPipeline:
         pool_kwargs: dict[str, Any] | None = None,
         coherent_kwargs: dict[str, Any] | None = None,
         context_kwargs: dict[str, Any] | None = None,
+        prompts: Prompts = None,
         exact: bool = True,
     ) -> None:
         self.index = index
@@ -125,18 +153,111 @@ class CrmQueryPipeline:
         for key, value in (context_kwargs or {}).items():
             setattr(context, key, value)
         self.coherent, self.context_builder = coherent, context
+        self.conversation = ConversationRetriever(self.retriever)
+        """The pool of a turn: dual passes for follow-ups, pivots, vague follow-ups."""
+        self.source_paths = SourcePathPostprocessor.from_components(
+            index.triples, index.ontology, self.analyzer.plan_for)
+        self.prompts = PromptSet.load(prompts)
         index.warm()
+
+    @property
+    def postprocessors(self) -> list[BaseNodePostprocessor]:
+        """Coherent subgraph, triple context, source paths: what follows the retriever."""
+        return [self.coherent, self.context_builder, self.source_paths]
 
     def plan(self, question: str, history: Sequence[tuple[str, str]] | None = None) -> QueryPlan:
         """The plan of ``question`` in its conversation."""
         return self.analyzer.analyze(question, history)
 
     def retrieve(self, plan: QueryPlan) -> list[NodeWithScore]:
-        """The final context documents of a plan (pool → coherent selection → triples)."""
+        """The final context documents of a plan (the turn's pool → coherent selection →
+        triples → source paths)."""
         bundle = QueryBundle(query_str=plan.query)
-        pool = self.retriever.retrieve(bundle)
-        selected = self.coherent.postprocess_nodes(pool, query_bundle=bundle)
-        return self.context_builder.postprocess_nodes(selected, query_bundle=bundle)
+        nodes = self.conversation.retrieve(bundle)
+        for post in self.postprocessors:
+            nodes = post.postprocess_nodes(nodes, query_bundle=bundle)
+        return nodes
+
+    async def aretrieve(self, plan: QueryPlan) -> list[NodeWithScore]:
+        """:meth:`retrieve` without blocking an event loop (passes and channels run in
+        worker threads, the passes of a follow-up at the same time)."""
+        bundle = QueryBundle(query_str=plan.query)
+        nodes = await self.conversation.aretrieve(bundle)
+        for post in self.postprocessors:
+            nodes = await post.apostprocess_nodes(nodes, query_bundle=bundle)
+        return nodes
+
+    def answer_lookups(self, plan: QueryPlan) -> tuple[
+            Callable[[str], Sequence[str]], Callable[[str], EntityInfo | None], TermLinks]:
+        """``(FR links, describe, term links)`` for the answer, blind to what a pivot
+        leaves out ("aside from Asinou, which churches…" never lists Asinou)."""
+        if not plan.excluded:
+            return self.index.fr_links, self.describe, self.index.term_links
+        excluded = excluded_entities(self.index, excluded_rows(self.index, plan))
+
+        def links(uri: str) -> list[str]:
+            return [u for u in self.index.fr_links(uri) if u not in excluded]
+
+        def describe(uri: str) -> EntityInfo | None:
+            return None if uri in excluded else self.describe(uri)
+
+        def term_links(name: str) -> list[tuple[str, str, list[str]]]:
+            return [(node, label, [s for s in subjects if s not in excluded])
+                    for node, label, subjects in self.index.term_links(name)]
+
+        return links, describe, term_links
+
+    def answer_nodes(self, plan: QueryPlan, nodes: Sequence[NodeWithScore], question: str,
+                     history: Sequence[tuple[str, str]] | None = None,
+                     exact: ExactAnswer | None = None) -> tuple[str, int | None]:
+        """``(answer, count)``: the exact answer's sentence and count when the question
+        compiles, else the structured answer from the final context (no count: it would be
+        a count of documents). With an LLM, its answer from the context the exact result
+        leads; the count stays the exact one.
+
+        Args:
+            plan: the retrieval plan.
+            nodes: the final context.
+            question: as asked.
+            history: earlier ``(question, answer)`` turns.
+            exact: the exact answer if already computed (else computed here).
+        """
+        exact = exact or self.exact_answer(question, history)
+        if exact.status != "retrieval_only":
+            answer, count = exact.text, exact.count
+        else:
+            links, describe, term_links = self.answer_lookups(plan)
+            found, _, _ = structured_answer(plan, nodes, links, describe,
+                                            term_links=term_links)
+            answer, count = f"{RETRIEVAL_NOTE} {found}", None
+        if self.llm is not None:
+            answer = self.llm_answer(plan, nodes, question, history, exact.context_block())
+        return answer, count
+
+    def llm_messages(self, plan: QueryPlan, nodes: Sequence[NodeWithScore], question: str,
+                     history: Sequence[tuple[str, str]] | None = None,
+                     exact: str = "") -> list[ChatMessage]:
+        """The system and user messages an LLM answers from (see :class:`PromptSet`).
+
+        Args:
+            plan: the question's plan (its type picks the system prompt).
+            nodes: the final context.
+            question: the question as asked.
+            history: earlier ``(question, answer or top label)`` turns.
+            exact: the exact answer and its evidence, put first in the context (the
+                template's ``{exact}`` slot); empty when there is none.
+        """
+        context = self.prompts.render_context(
+            exact=exact, **context_sections(self.index, plan, nodes))
+        return self.prompts.messages(plan, context, question, list(history or ()))
+
+    def llm_answer(self, plan: QueryPlan, nodes: Sequence[NodeWithScore], question: str,
+                   history: Sequence[tuple[str, str]] | None = None, exact: str = "") -> str:
+        """The LLM's answer from :meth:`llm_messages` (the pipeline must have an LLM)."""
+        if self.llm is None:
+            raise ValueError("this pipeline has no LLM: answers come from structured_answer")
+        reply = self.llm.chat(self.llm_messages(plan, nodes, question, history, exact))
+        return str(reply.message.content or "").strip()
 
     def describe(self, uri: str) -> EntityInfo | None:
         """Label, category, text and types of the document an entity's facts are in."""
@@ -173,16 +294,9 @@ class CrmQueryPipeline:
         plan = self.plan(question, history)
         nodes = self.retrieve(plan)
         context = "\n\n".join(n.node.get_content(metadata_mode=MetadataMode.LLM) for n in nodes)
-        if exact.status == "retrieval_only":
-            found, _, _ = structured_answer(plan, nodes, self.index.fr_links, self.describe,
-                                            term_links=self.index.term_links)
-            answer, count = f"{RETRIEVAL_NOTE} {found}", None
-        else:
-            answer, count = exact.text, exact.count
+        answer, count = self.answer_nodes(plan, nodes, question, history, exact)
+        if exact.status != "retrieval_only":
             context = f"{exact.context_block()}\n\n{context}"
-        if self.llm is not None:
-            answer = self.llm.complete(ANSWER_PROMPT.format(context=context,
-                                                            question=question)).text.strip()
         sources: dict[str, list[tuple[str, str, str]]] = {
             str(n.node.metadata.get("uri", n.node.node_id)):
             [(str(t[0]), str(t[1]), str(t[2])) for t in n.node.metadata.get("triples", ())]

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 QueryType = Literal["specific", "enumeration", "aggregation"]
+TurnKind = Literal["standalone", "follow_up", "vague", "pivot"]
+"""How a question leans on the conversation (see :mod:`.turns`)."""
 
 TOP_K: dict[str, int] = {"specific": 10, "enumeration": 20, "aggregation": 25}
 """Documents in the final context per query type."""
@@ -33,6 +35,12 @@ class QueryPlan:
         time_range: inclusive years the answer must fall in ("in the 1930s" → 1930–1939).
         anchors: quoted titles or names found in the question, verbatim.
         analyzer: which analyzer produced the plan ("rules" or "llm").
+        turn: how the question leans on the conversation: ``standalone``, ``follow_up``
+            (retrieved twice: contextualised and as asked), ``vague`` ("tell me more": the
+            previous turn leads) or ``pivot`` ("aside from X, …": X is left out).
+        excluded: names of what a pivot leaves out of the result and the answer.
+        lead: for a vague follow-up, the previous turn's retrieval text, whose entities
+            lead the retrieval.
     """
 
     question: str
@@ -44,6 +52,9 @@ class QueryPlan:
     time_range: tuple[int, int] | None = None
     anchors: tuple[str, ...] = field(default=())
     analyzer: str = "rules"
+    turn: TurnKind = "standalone"
+    excluded: tuple[str, ...] = ()
+    lead: tuple[str, ...] = ()
 
     @property
     def is_list(self) -> bool:

@@ -7,6 +7,7 @@ question names a period ("in the 1930s"), documents dated inside it are ranked f
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -157,3 +158,7 @@ class CategoryRetriever(BaseRetriever):
         plan = self.plan_for(query_bundle.query_str)
         return self.hybrid.to_nodes(
             self.retrieve_plan(query_bundle, plan, self.similarity_top_k))
+
+    async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        """:meth:`_retrieve` in a worker thread: embedding and search leave the loop free."""
+        return await asyncio.to_thread(self._retrieve, query_bundle)

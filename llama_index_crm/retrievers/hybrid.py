@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -104,3 +105,7 @@ class HybridRetriever(BaseRetriever):
         nodes = self.to_nodes(self.retrieve_rows(query_bundle, self.similarity_top_k))
         emit("hybrid", query_bundle.query_str, nodes, rrf_k=self.rrf_k, **self.weights)
         return nodes
+
+    async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        """:meth:`_retrieve` in a worker thread: embedding and search leave the loop free."""
+        return await asyncio.to_thread(self._retrieve, query_bundle)

@@ -19,6 +19,7 @@ inscriptions, identifiers, linguistic objects) take at most 25 %.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -149,8 +150,26 @@ class CandidatePoolRetriever(BaseRetriever):
     def pool(self, query_bundle: QueryBundle, plan: QueryPlan) -> list[tuple[int, float]]:
         """The candidate (row, score) pairs of the pool, best first."""
         size = plan.k * self.pool_factor
-        hybrid = self.hybrid.retrieve_rows(query_bundle, size)
-        category = self.category.retrieve_plan(query_bundle, plan, size)
+        return self._fuse(query_bundle, plan, self.hybrid.retrieve_rows(query_bundle, size),
+                          self.category.retrieve_plan(query_bundle, plan, size))
+
+    async def apool(self, query_bundle: QueryBundle,
+                    plan: QueryPlan) -> list[tuple[int, float]]:
+        """:meth:`pool` without blocking an event loop: the query is embedded in a worker
+        thread, then the hybrid and category channels run in two threads at once."""
+        size = plan.k * self.pool_factor
+        await asyncio.to_thread(self.hybrid.query_vector, query_bundle)
+        hybrid, category = await asyncio.gather(
+            asyncio.to_thread(self.hybrid.retrieve_rows, query_bundle, size),
+            asyncio.to_thread(self.category.retrieve_plan, query_bundle, plan, size))
+        return await asyncio.to_thread(self._fuse, query_bundle, plan, hybrid, category)
+
+    def _fuse(self, query_bundle: QueryBundle, plan: QueryPlan,
+              hybrid: list[tuple[int, float]],
+              category: list[tuple[int, float]]) -> list[tuple[int, float]]:
+        """The pool from the hybrid and category rankings, with the names, graph and terms
+        rankings, the category reserve and the metadata cap."""
+        size = plan.k * self.pool_factor
         rankings = {"hybrid": [r for r, _ in hybrid], "category": [r for r, _ in category],
                     "names": [r for r, _ in self.index.names.search(query_bundle.query_str,
                                                                      size)]}
@@ -187,9 +206,18 @@ class CandidatePoolRetriever(BaseRetriever):
             take(row, score)
         return sorted(chosen.items(), key=lambda x: (-x[1], x[0]))
 
-    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        plan = self.plan_for(query_bundle.query_str)
-        nodes = self.hybrid.to_nodes(self.pool(query_bundle, plan))
+    def as_nodes(self, query_bundle: QueryBundle, plan: QueryPlan,
+                 scored: list[tuple[int, float]]) -> list[NodeWithScore]:
+        """A pool's (row, score) pairs as nodes, reported as the ``pool`` stage."""
+        nodes = self.hybrid.to_nodes(scored)
         emit("pool", query_bundle.query_str, nodes, k=plan.k, type=plan.type,
              targets=list(plan.target_categories))
         return nodes
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        plan = self.plan_for(query_bundle.query_str)
+        return self.as_nodes(query_bundle, plan, self.pool(query_bundle, plan))
+
+    async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        plan = await asyncio.to_thread(self.plan_for, query_bundle.query_str)
+        return self.as_nodes(query_bundle, plan, await self.apool(query_bundle, plan))
