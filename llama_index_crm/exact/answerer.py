@@ -109,7 +109,8 @@ class ExactAnswerer:
         self.names = NameIndex(data.name_rows())
         type_nouns = {label: category for label, category in data.type_labels()}
         self.planner = RulePlanner(self.names, self.lexicon, type_nouns, trial=self._trial,
-                                   present=self.executor.relation_present)
+                                   present=self.executor.relation_present,
+                                   holders=self.executor.collection_holders)
         self._lock = threading.Lock()
 
     def _trial(self, relation: str, other: str | None, inverse: bool,
@@ -170,7 +171,8 @@ class ExactAnswerer:
                      f"together" for a in plan.anchors if a.also]
         if readings:
             text = f"{text} ({'; '.join(readings)})"
-        count = result.total if plan.operation == "count" else None
+        count = result.total if plan.operation == "count" or (
+            plan.operation == "list" and not result.total) else None
         items = [self._item(it) for it in result.items[:MAX_ITEMS]]
         return ExactAnswer(
             "answered", text, count, items, result.total, result.plan,
@@ -253,7 +255,8 @@ class ExactAnswerer:
         if parsed.plan.operation not in {"value", "describe"} and 0 < len(result.items) <= 3:
             found += [Anchor(it.label, it.uri, it.label, it.category or "") for it in
                       result.items]
-        return found + anchors
+        # the names of the turn lead (its topic); a pronoun of a kind picks an answer
+        return anchors + found
 
 
 _ANSWERERS: weakref.WeakKeyDictionary[Any, ExactAnswerer] = weakref.WeakKeyDictionary()

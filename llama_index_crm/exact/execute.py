@@ -49,6 +49,8 @@ GROUP_NOUNS = word_set("""
 group groups nationality nationalities organisation organisations organization
 organizations institution institutions""")
 INCH_CM = 2.54
+HOLDER_SHARE = 0.5
+"""An actor that acquired this share of the works with an acquisition holds the collection."""
 DECADE_CENTURIES = range(1000, 2100, 100)
 """Centuries tried for a decade named without one ("the eighties")."""
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
@@ -150,6 +152,7 @@ class Executor:
         self.values = GraphValues(store, self.ontology)
         self._present: dict[str, bool] = {}
         self._left_out = 0
+        self._holders: frozenset[str] | None = None
         self._type_words: dict[int, frozenset[str]] = {}
         self._has_type = self.lexicon.get("has-type")
 
@@ -179,6 +182,23 @@ class Executor:
             self._present[relation_id] = found
         return found
 
+    def collection_holders(self) -> frozenset[str]:
+        """Actors that acquired at least half of the graph's works: the institution whose
+        collection the graph is (cached)."""
+        if self._holders is None:
+            works = self.members_of_category("Thing")
+            works = works[self._works(works)]
+            walk = self.walker.walk(self.lexicon["acquired-by"], works)
+            found: set[str] = set()
+            if len(works) and len(walk):
+                actors, counts = np.unique(
+                    np.unique(np.stack([walk.start, walk.node], axis=1), axis=0)[:, 1],
+                    return_counts=True)
+                found = {self.uri(int(a)) for a, c in zip(actors, counts, strict=True)
+                         if c >= HOLDER_SHARE * len(np.unique(walk.start))}
+            self._holders = frozenset(found)
+        return self._holders
+
     def members_of_category(self, category: str | None) -> np.ndarray:
         """Term ids of every node of a category (every non-literal node for None/Any)."""
         codes = self.values.categories
@@ -204,7 +224,8 @@ class Executor:
         members = self._resolve(plan, 0, {})
         items = [self._item(node, evidence) for node, evidence in members.items()]
         items.sort(key=lambda it: (fold_name(it.label), it.uri))
-        result = ExactResult(plan, items, len(items), left_out=self._left_out)
+        result = ExactResult(plan, items, len(items), notes=list(plan.notes),
+                             left_out=self._left_out)
         if plan.operation in {"value", "describe"} and plan.attributes:
             for name in plan.attributes:
                 self._attach(items, self.lexicon[name], plan.hints)

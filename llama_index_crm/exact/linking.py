@@ -12,6 +12,7 @@ how                score  example
 ``stop-words``     0.95   "battle at la hogue" ↔ "The Battle at La Hogue"
 ``short name``     0.90   "constance larrabee" ↔ "Constance Stuart Larrabee" (first and last)
 ``surname``        0.85   "gainsborough" ↔ "Thomas Gainsborough" (a person's last name)
+``acronym``        0.85   "ycba" ↔ "Yale Center for British Art" (an organisation's initials)
 ``misspelling``    0.80   "whistlr" ↔ "Whistler" (edit distance ≤ 1 from 5 letters, ≤ 2
                           from 9), less 0.05 an edit
 ``partial``        0.75   "the urns casting big shells" ↔ a longer title it begins or ends
@@ -49,7 +50,8 @@ from llama_index_crm.storage.names import NameRow, fold_name
 __all__ = ["MAX_SPAN", "Candidate", "Mention", "NameIndex", "content_key", "max_edits"]
 
 SCORES = {"exact": 1.0, "stripped": 0.98, "inverted": 0.98, "stop-words": 0.95,
-          "short name": 0.9, "surname": 0.85, "misspelling": 0.80, "partial": 0.75}
+          "short name": 0.9, "surname": 0.85, "acronym": 0.85, "misspelling": 0.80,
+          "partial": 0.75}
 """Score of a candidate by how its name matched."""
 EDIT_PENALTY = 0.05
 
@@ -57,6 +59,8 @@ EDIT_PENALTY = 0.05
 MAX_SPAN = 24
 """Longest phrase (in words) the scan compares with names."""
 MIN_PARTIAL_WORDS = 3
+MIN_ACRONYM_WORDS = 3
+"""Names of at least this many words are also known by their initials."""
 """A partial title match needs at least this many content words."""
 STOP_WORDS = word_set("the a an of and in on at to for with by from or")
 """Words a title may gain or lose ("Battle at La Hogue" ↔ "The Battle at La Hogue")."""
@@ -169,6 +173,7 @@ class NameIndex:
         self.rows = list(rows)
         is_person = person or (lambda r: r.category == "Actor")
         self._labelled: set[str] = set()
+        self._acronyms: dict[str, set[int]] = {}
         self._keys: dict[str, list[tuple[int, str]]] = {}
         self._surnames: dict[str, set[int]] = {}
         for i, row in enumerate(self.rows):
@@ -181,6 +186,7 @@ class NameIndex:
                     self._add(content, i, "stop-words")
                 if is_person(row):
                     self._person_keys(i, key, how)
+                    self._acronym_keys(i, key)
         self._display: dict[str, str] = {}
         self._labels: dict[str, int] = {}
         for row in self.rows:  # a node's own label, else its first name
@@ -210,6 +216,17 @@ class NameIndex:
         if len(words) >= 3 and words[0] not in QUALIFIERS:
             last = surname or words[-1]
             self._add(f"{words[0]} {last}", row, "short name")
+
+    def _acronym_keys(self, row: int, key: str) -> None:
+        """Initials of a name of three words or more, with and without its stop words
+        ("ycfba", "ycba" for Yale Center for British Art); not for persons' names."""
+        words = key.split()
+        if len(words) < MIN_ACRONYM_WORDS or self.rows[row].kind not in {"label", "alt"}:
+            return
+        for kept in (words, [w for w in words if w not in STOP_WORDS]):
+            initials = "".join(w[0] for w in kept)
+            if len(initials) >= MIN_ACRONYM_WORDS and initials not in self._keys:
+                self._acronyms.setdefault(initials, set()).add(row)
 
     def _add(self, key: str, row: int, how: str) -> None:
         entries = self._keys.setdefault(key, [])
@@ -249,6 +266,11 @@ class NameIndex:
             found = self._surname(key, categories)
             if found:
                 return found
+            if " " not in key:
+                found = self._candidates(((r, "acronym", SCORES["acronym"])
+                                          for r in self._acronyms.get(key, ())), categories)
+                if found:
+                    return found
         if fuzzy:
             found = self._fuzzy(key, categories, surname)
             if found:
@@ -279,6 +301,8 @@ class NameIndex:
 
     def _surname(self, key: str, categories: Collection[str] | None) -> list[Candidate]:
         rows = self._surnames.get(key, ())
+        if not rows and key.endswith("s") and len(key) > 4:  # "whistlers": his works
+            rows = self._surnames.get(key[:-1], ())
         return self._candidates(((r, "surname", SCORES["surname"] - self._qualified(r))
                                  for r in rows), categories)
 

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 
 from llama_index_crm.exact.linking import (
     EDIT_PENALTY,
+    NAME_SUFFIXES,
     SCORES,
     STOP_WORDS,
     Candidate,
@@ -106,6 +107,11 @@ GROUP_WORDS = word_set("per each every by")
 VOCABULARY_CATEGORIES = frozenset({"Place", "Concept"})
 """Kinds of node a vocabulary often holds twice under one name (a Getty city and its
 department, both "Paris"): a name that links to several such nodes takes them together."""
+ACQUISITION_VERBS = word_set("acquired acquire acquires bought buy purchased purchase "
+                             "accessioned received obtained")
+"""Verbs that ask about the acquisition itself, not only about holding a work."""
+TITLE_JOINERS = word_set("with a an the of and in on at to for from")
+"""Small words inside titles ("Girl with a Pearl Earring")."""
 HOW_MEASURES = ("how many", "how much", "how old", "how big", "how large", "how tall",
                 "how long", "how wide", "how heavy")
 """"How" questions that ask for a number; other "how" questions (manner) are not compiled."""
@@ -254,12 +260,13 @@ def link_name(names: NameIndex, text: str, expected: Sequence[str] | None,
         return Missing(text, tuple(expected or ()), tuple(names.closest(text, expected or None)),
                        tuple(names.containing(text)))
     fitting = [c for c in candidates if not expected or c.category in expected]
-    if not fitting and exact and candidates[0].how != "previous turn":
-        # an exact name of another kind: the expected kind may be a looser match
+    if not fitting and candidates[0].how != "previous turn":
+        # a name of another kind: the expected kind may be a looser match
         fitting = [c for c in names.lookup(text, expected) if c.how != "partial"]
     if not fitting:
+        plain = [c for c in candidates if c.how not in {"misspelling", "partial"}]
         return Missing(text, tuple(expected or ()), tuple(names.closest(text, expected or None)),
-                       tuple(candidates[:5]))
+                       tuple(plain[:5]) or tuple(names.containing(text)))
     best = [c for c in fitting if c.score == fitting[0].score]
     if len(best) > 1 and relation and trial is not None:
         best = [c for c in best if trial(relation, other, inverse, c)] or best
@@ -284,15 +291,19 @@ class RulePlanner:
         type_nouns: type label (lower case) → category, learnt from the graph.
         trial: checks a candidate anchor gives a non-empty link (to settle ties by data).
         present: whether the graph holds a relation at all.
+        holders: IRIs of the actors that acquired most of the graph's works (the museum
+            whose collection it is): "works at the museum" means the whole collection.
     """
 
     def __init__(self, names: NameIndex, lexicon: RelationLexicon | None = None,
                  type_nouns: Mapping[str, str] | None = None, trial: TrialLink | None = None,
-                 present: Callable[[str], bool] | None = None) -> None:
+                 present: Callable[[str], bool] | None = None,
+                 holders: Callable[[], frozenset[str]] | None = None) -> None:
         self.names = names
         self.lexicon = lexicon or RelationLexicon.default()
         self.trial = trial
         self.present = present or (lambda _: True)
+        self.holders = holders or frozenset
         nouns = dict(CLASS_NOUNS)
         self.type_words: set[str] = set(THING_TYPE_WORDS)
         for label, category in (type_nouns or {}).items():
@@ -452,9 +463,16 @@ class RulePlanner:
         return out
 
     def _runs(self, elements: list[_El]) -> list[_El]:
-        """Consecutive unknown words joined into runs; vocabulary typos corrected."""
+        """Consecutive unknown words joined into runs; vocabulary typos corrected; name
+        suffixes after a name ("… the younger", "… RA") dropped."""
         out: list[_El] = []
         for el in elements:
+            if el.kind == "word" and el.word in NAME_SUFFIXES and el.word != "the":
+                named = [e for e in out[-2:] if e.kind in {"mention", "run"}]
+                if named and (out[-1].kind in {"mention", "run"} or out[-1].word == "the"):
+                    if out[-1].word == "the":
+                        out.pop()
+                    continue
             if el.kind == "word" and el.word not in self.vocabulary and not el.word.isdigit():
                 fixed = self._vocabulary_fix(el.word)
                 if fixed is not None:
@@ -563,10 +581,12 @@ class _Builder:
                 words[first + 1] in {"many", "much"}:
             wh = "how many"
         excluded = self._take_exclusions()
+        if self._yes_no():
+            return self._yes_no_plan()
         operation, order, limit, group = self._operation(wh)
         head, rest = self._head(wh, operation)
         if head is None and operation in {"list", "count", "superlative", "group"} and \
-                wh in {None, "what", "which", "whatever"} and any(
+                wh in {None, "what", "which", "whatever", "how many"} and any(
                     e.kind in {"mention", "run"} for e in rest):
             head = _Slot("Thing", "works")  # "what did Maria Turner make?"
         if head is not None and excluded:
@@ -580,6 +600,8 @@ class _Builder:
         slots: list[_Slot] = [head] if head is not None else []
         anchors = self._chain(head, rest, slots)
         if self.missing or self.ambiguous:
+            return self._done(None, "names")
+        if operation in {"value", "describe"} and not self._titles_hold():
             return self._done(None, "names")
         attributes = [r for r in self._attributes(wh, operation)
                       if head is None or head.noun not in r.nouns]
@@ -621,7 +643,8 @@ class _Builder:
                     or (w == "by" and unit in {"decade", "century", "year", "type", "artist",
                                                "nationality", "maker"})):
                 group = unit
-        counting = wh == "how many" or ("number" in words and "of" in words) or (
+        counting = wh == "how many" or self._has("how many", "how much", "number of",
+                                                 "count of", "total of") or (
             bool(words) and words[0] == "count")
         if counting and group is None:
             return "count", None, None, None
@@ -674,10 +697,16 @@ class _Builder:
                 before = [w for w in words[:i] if w not in DETERMINERS]
                 after = words[i + n] if i + n < len(words) else ""
                 owner = i and self.els[i - 1].possessive
-                if not before or before[-1] in WH or before[-1] in AUX or owner or \
-                        after in {"of", "for"} or before[-1] in IMPERATIVE:
+                named = i and self.els[i - 1].kind in {"mention", "run"}
+                last = i + n == len(words)
+                if not before or before[-1] in WH or before[-1] in AUX or owner or named \
+                        or last or after in {"of", "for"} or before[-1] in IMPERATIVE:
                     return True
-        return False
+        # "what is X made of / with": a statement or material named by a verb phrase
+        return bool(words) and words[0] == "what" and any(
+            r.value == "text" or r.id in ATTRIBUTE_RELATIONS
+            for i in range(len(words) - 1)
+            for r in self.p.relations_for(f"{words[i]} {words[i + 1]}"))
 
     def _superlative_noun(self, word: str) -> bool:
         i = self.words.index(word)
@@ -709,14 +738,21 @@ class _Builder:
                 return slot, self._before(els[:i]) + els[i + 1:]
         return None, list(els)
 
-    @staticmethod
-    def _before(els: list[_El]) -> list[_El]:
-        """Names before the head, each with the default cue for an adjective or owner."""
+    def _before(self, els: list[_El]) -> list[_El]:
+        """Names before the head, each with the relation words between it and the head
+        ("did monet paint anything": painted), else the default cue of an adjective or an
+        owner ("Whistler etchings", "Kauffer's posters")."""
         out: list[_El] = []
-        for el in els:
-            if el.kind in {"mention", "run"}:
-                marker = "⟨poss⟩" if el.possessive else "⟨adj⟩"
-                out += [_El("word", [marker], ""), el]
+        for k, el in enumerate(els):
+            if el.kind not in {"mention", "run"}:
+                continue
+            between = [e.word for e in els[k + 1:] if e.kind == "word" and any(
+                e.word in r.verbs for r in self.p.relations_for(e.word))]
+            if between and not el.possessive:
+                out += [_El("word", [w], w) for w in between] + [el]
+                continue
+            marker = "⟨poss⟩" if el.possessive else "⟨adj⟩"
+            out += [_El("word", [marker], ""), el]
         return out
 
     def _is_attribute_noun(self, i: int) -> bool:
@@ -773,11 +809,15 @@ class _Builder:
                 if widened is not None:
                     el, cue = widened
             # a name: the object of the cue before it, or the agent of a verb after it
-            after = [e.word for e in rest[i + 1:i + 3] if e.kind == "word"]
-            words = cue or after
-            if not cue and current is not None and current is head and not head.links and \
-                    head.anchor is None and i and rest[i - 1].word in COPULA and \
-                    head.noun not in {"who", "whom"}:
+            after = [e.word for e in rest[i + 1:i + 3] if e.kind == "word"
+                     and e.word not in PREPOSITIONS and self.p.relations_for(e.word)]
+            words = cue or after[:1]
+            apposition = cue == ["⟨adj⟩"] and current is head and head is not None and \
+                head.noun in GENERIC_THINGS and not head.links and head.anchor is None and \
+                el.mention is not None and el.mention.candidates[0].category == "Thing"
+            if (apposition or (not cue and i and rest[i - 1].word in COPULA)) and \
+                    current is not None and current is head and not head.links and \
+                    head.anchor is None and head.noun not in {"who", "whom"}:
                 anchor = self._anchor(el, [head.category] if head.category else None)
                 if anchor is not None:  # "what type of artwork is X": the head is X
                     head.anchor = anchor
@@ -820,6 +860,65 @@ class _Builder:
         w = rest[i].word
         return any(r.value in {"time", "text"} for r in self.p.relations_for(w)) and \
             w not in self.p.nouns
+
+    def _titles_hold(self) -> bool:
+        """Names joined only by "with", "a", "of"… ("girl with a pearl earring") read as one
+        title: it must name a work, else it is reported missing (not its pieces)."""
+        els = self.els
+        i = 0
+        while i < len(els):
+            if els[i].kind not in {"mention", "run"}:
+                i += 1
+                continue
+            j = i + 1
+            while j < len(els) and (els[j].kind in {"mention", "run"} or (
+                    els[j].kind == "word" and els[j].word in TITLE_JOINERS)):
+                j += 1
+            while j > i + 1 and els[j - 1].kind == "word":
+                j -= 1
+            pieces = els[i:j]
+            if sum(e.kind in {"mention", "run"} for e in pieces) > 1 or (
+                    len(pieces) == 1 and pieces[0].kind == "run" and any(
+                        e.kind == "mention" and e.mention and
+                        e.mention.candidates[0].category == "Concept" for e in pieces)):
+                text = " ".join(e.text for e in pieces)
+                found = self.p.names.lookup(text, ["Thing"], surname=False)
+                named = [e for e in pieces if e.kind in {"mention", "run"}]
+                if not found and any(e.kind == "run" or (e.mention is not None and e.mention
+                                     .candidates[0].category == "Concept") for e in named):
+                    self.missing.append(Missing(text, ("Thing",), tuple(
+                        self.p.names.closest(text, ["Thing"])), tuple(
+                        self.p.names.containing(text))))
+                    return False
+            i = j
+        return True
+
+    def _yes_no(self) -> bool:
+        """"Is X a painting?", "Was X made by Whistler?": a copula, then a name."""
+        els = [e for e in self.els if not (e.kind == "word" and e.word in DETERMINERS)]
+        return len(els) > 2 and els[0].kind == "word" and els[0].word in COPULA | {
+            "did", "does", "do", "has", "have"} and els[1].kind == "mention"
+
+    def _yes_no_plan(self) -> Parsed:
+        """A yes/no question answered with the facts it asks about: the named node's
+        types for a type noun, its makers for a maker, else a description."""
+        els = [e for e in self.els if not (e.kind == "word" and e.word in DETERMINERS)]
+        subject_el = els[1]
+        anchor = self._anchor(subject_el, None)
+        if anchor is None:
+            return self._done(None, "names")
+        subject = _Slot(anchor.category, anchor=anchor)
+        words = [e.word for e in els[2:] if e.kind == "word"]
+        attribute = None
+        if any(w in self.p.type_words or singularise(w) in self.p.type_words
+               or w in {"type", "kind", "sort"} for w in words):
+            attribute = "has-type"
+        elif any(r.id == "created-by" for w in words for r in self.p.relations_for(w)) or (
+                "by" in words and anchor.category == "Thing"):
+            attribute = "created-by"
+        if attribute is None:
+            return self._done(self._plan([subject], "describe"))
+        return self._done(self._plan([subject], "value", attributes=(attribute,)))
 
     def _dangling_pronoun(self) -> bool:
         """"Which churches did he found?" with no earlier turn: nobody to point to."""
@@ -873,6 +972,12 @@ class _Builder:
         if found is None:
             return False
         relation, inverse = found
+        if relation.id == "acquired-by" and right.anchor is not None and \
+                right.anchor.node in self.p.holders() and not any(
+                    w in ACQUISITION_VERBS for w in cue):
+            # "works at the YCBA", "does the museum have": the graph's own collection
+            self.notes.append(f"{right.anchor.label} holds the whole collection")
+            return True
         left.links.append((relation.id, right, inverse, hints or self._hints(relation, cue)))
         return True
 
@@ -974,9 +1079,8 @@ class _Builder:
                 relations += fitting([r for r in self.p.lexicon.values()
                                       if prep in r.prepositions and r not in relations])
         if not words:
-            relations += [r for r in self._defaults(category, "Actor")
-                          + self._defaults(category, "Place")
-                          + self._defaults(category, "Concept") if r not in relations]
+            relations += [r for other in ("Actor", "Place", "Concept", "Thing")
+                          for r in self._defaults(category, other) if r not in relations]
         return relations
 
     # -- attributes and values -------------------------------------------------------------
@@ -1058,6 +1162,18 @@ class _Builder:
                 return self._done(self._plan(ordered(head), "list"))
             return self._done(self._plan(ordered(subjects[0]), "describe"))
         _, relation, subject = best
+        wanted = next((r for r in attributes if any(
+            n in asked_nouns[:1] and not (r.value == "time" and n in GENERIC_TIME_NOUNS)
+            for n in r.nouns)), None)
+        if wanted is not None and wanted is not relation and subject.anchor is not None and \
+                not any(_fits(wanted.domain, s.anchor.category if s.anchor else s.category)
+                        for s in subjects):
+            # "Paul Mellon's birth year": a birth needs a person, the name is a work's
+            self.missing.append(Missing(subject.anchor.text, (wanted.domain,), tuple(
+                self.p.names.closest(subject.anchor.text, [wanted.domain])), (Candidate(
+                    subject.anchor.node, subject.anchor.label, subject.anchor.category, 1.0,
+                    "exact"),)))
+            return self._done(None, "names")
         group = _attribute_group([relation, *[r for r in attributes if r is not relation]])
         hints: tuple[str, ...] = ()
         for r in group:
