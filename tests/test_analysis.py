@@ -134,8 +134,8 @@ def test_demo_vocabulary_churches_in_the_12th_century() -> None:
     plan = analyzer.analyze("which churches were painted in the 12th century?")
     assert plan.type == "enumeration" and plan.k == TOP_K["enumeration"]
     assert plan.target_categories == ("Thing",)
-    # strict definition: the 12th century runs from 1101 to 1200
-    assert plan.time_range == (1101, 1200)
+    # as collections write it: the 12th century runs from 1100 to 1199
+    assert plan.time_range == (1100, 1199)
     assert analyzer.analyze("Which churches are in villages?").context_categories == ("Place",)
 
 
@@ -162,13 +162,13 @@ def test_vocabulary_learning() -> None:
     ("from 1760 to 1770", (1760, 1770)),
     ("between the 1760s and the 1780s", (1760, 1789)),
     ("1760-1770", (1760, 1770)),
-    ("18th century", (1701, 1800)),
-    ("the eighteenth century", (1701, 1800)),
-    ("12th-century frescoes", (1101, 1200)),
-    ("the early 16th century", (1501, 1533)),
-    ("mid-19th century", (1834, 1866)),
-    ("late 18th century", (1767, 1800)),
-    ("the second half of the 19th century", (1851, 1900)),
+    ("18th century", (1700, 1799)),
+    ("the eighteenth century", (1700, 1799)),
+    ("12th-century frescoes", (1100, 1199)),
+    ("the early 16th century", (1500, 1532)),
+    ("mid-19th century", (1833, 1865)),
+    ("late 18th century", (1766, 1799)),
+    ("the second half of the 19th century", (1850, 1899)),
     ("5th century BC", (-500, -401)),
     ("circa 1765", (1760, 1770)),
     ("before 1800", (-9999, 1799)),

@@ -48,6 +48,7 @@ person persons people man men woman women individual individuals sitter sitters"
 GROUP_NOUNS = word_set("""
 group groups nationality nationalities organisation organisations organization
 organizations institution institutions""")
+NOT_RECORDED = "(not recorded)"
 INCH_CM = 2.54
 HOLDER_SHARE = 0.5
 """An actor that acquired this share of the works with an acquisition holds the collection."""
@@ -233,12 +234,18 @@ class Executor:
             self._rank(plan, result)
         elif plan.operation == "group" and plan.group_by:
             result.groups = self._group(items, plan.group_by)
+            if plan.limit:
+                known = [g for g in result.groups if g.key != NOT_RECORDED]
+                known.sort(key=lambda g: -len(g.items))
+                cut = len(known[min(plan.limit, len(known)) - 1].items) if known else 0
+                result.groups = [g for g in known if len(g.items) >= cut]
         return result
 
     def _relations(self, plan: ExactPlan) -> list[str]:
         found = [link.relation for var in plan.variables for link in var.links]
         found += [f.relation for var in plan.variables for f in var.filters]
-        for name in (*plan.attributes, plan.order_by, (plan.group_by or "").split(":")[0]):
+        for name in (*plan.attributes, (plan.order_by or "").split(":")[0],
+                     (plan.group_by or "").split(":")[0]):
             if name and name in self.lexicon:
                 found.append(name)
         return list(dict.fromkeys(found))
@@ -316,7 +323,7 @@ class Executor:
         if spans is not None:
             for start, span in zip(spans.start.tolist(), spans.node.tolist(), strict=True):
                 years = self.values.span_years(int(span))
-                if years is not None and years[0] >= low and years[1] <= high:
+                if years is not None and within(years, (low, high)):
                     ok.add(int(events[start]))
         return [r for r, nodes in zip(rows, inner, strict=True) if nodes & ok]
 
@@ -434,8 +441,7 @@ class Executor:
             value = int(walk.node[row])
             if condition.years is not None:
                 span = self.values.span_years(value)
-                low, high = condition.years
-                if span is None or not (span[0] >= low and span[1] <= high):
+                if span is None or not within(span, condition.years):
                     continue
             if wanted is not None:
                 text = fold_name(self.values.text(value) or self.label(value))
@@ -517,10 +523,13 @@ class Executor:
             ranked = [it for it in items if it.count]
             key = [float(it.count or 0) for it in ranked]
         else:
-            relation = self.lexicon[plan.order_by or "creation-date"]
-            self._attach(items, relation, plan.hints)
-            ranked = [it for it in items if _measure(it, relation, plan.descending) is not None]
-            key = [_measure(it, relation, plan.descending) or 0.0 for it in ranked]
+            name, _, measure = (plan.order_by or "creation-date").partition(":")
+            relation = self.lexicon[name]
+            if not any(v.relation == name for it in items for v in it.values):
+                self._attach(items, relation, plan.hints)
+            scores = {it.node: _measure(it, relation, plan.descending, measure) for it in items}
+            ranked = [it for it in items if scores[it.node] is not None]
+            key = [scores[it.node] or 0.0 for it in ranked]
         if not ranked:
             result.items = []
             return
@@ -529,6 +538,10 @@ class Executor:
         cut = key[order[min(limit, len(order)) - 1]]
         keep = [i for i in order if (key[i] >= cut if plan.descending else key[i] <= cut)]
         result.items = [ranked[i] for i in keep]
+        ranked_by = (plan.order_by or "").split(":")[0]
+        for name in plan.attributes:  # what else the question asks of the winners
+            if name != ranked_by and name in self.lexicon:
+                self._attach(result.items, self.lexicon[name], plan.hints)
 
     def _count_linked(self, plan: ExactPlan, items: list[Item]) -> None:
         """For each member of variable 0, the members of variable 1 linked to it."""
@@ -542,9 +555,13 @@ class Executor:
         relation = self.lexicon[link.relation]
         ids = np.asarray([it.node for it in items], dtype=np.int64)
         walk = self.walker.walk(relation, ids, reverse=not link.inverse)
+        rows = list(range(len(walk)))
+        for condition in var.filters:  # "the most works from the 1960s": their production
+            if condition.through == link.relation and condition.years:
+                rows = self._dated(walk, rows, condition)
         counts: dict[int, set[int]] = {}
         evidence: dict[int, list[TripleIds]] = {}
-        for row in range(len(walk)):
+        for row in rows:
             node = int(walk.node[row])
             if node in allowed:
                 member = int(ids[walk.start[row]])
@@ -562,10 +579,10 @@ class Executor:
         groups: dict[str, list[Item]] = {}
         for item in items:
             keys = {_group_key(v, unit) for v in found.get(item.node, [])} - {None}
-            for key in keys or {"(not recorded)"}:
+            for key in keys or {NOT_RECORDED}:
                 groups.setdefault(str(key), []).append(item)
         ordered = sorted(groups.items(), key=lambda kv: (
-            (kv[0] == "(not recorded)", kv[0]) if unit else (-len(kv[1]), kv[0])))
+            (kv[0] == NOT_RECORDED, kv[0]) if unit else (-len(kv[1]), kv[0])))
         return [Group(k, v) for k, v in ordered]
 
     def _decade_guess(self, plan: ExactPlan) -> ExactResult | None:
@@ -597,21 +614,44 @@ class Executor:
         return None
 
 
+LONG_PERIOD = 99
+"""Periods of this many years or more (centuries) match a date that begins in them;
+shorter ones (a decade, a year, a span) a date that lies wholly within them."""
+
+
+def within(span: tuple[int, int], period: tuple[int, int]) -> bool:
+    """Whether a date falls in a period: begins in a century; lies within a decade.
+
+    >>> within((1795, 1805), (1700, 1799)), within((1795, 1805), (1790, 1799))
+    (True, False)
+    """
+    low, high = period
+    if high - low >= LONG_PERIOD:
+        return low <= span[0] <= high
+    return span[0] >= low and span[1] <= high
+
+
 def _years_text(span: tuple[int, int] | None) -> str:
     if span is None:
         return "undated"
     return str(span[0]) if span[0] == span[1] else f"{span[0]}–{span[1]}"
 
 
-def _measure(item: Item, relation: Relation, descending: bool) -> float | None:
-    """The number an item ranks by: its earliest begin (or latest end) year, or its
-    largest dimension product."""
+def _measure(item: Item, relation: Relation, descending: bool,
+             measure: str = "") -> float | None:
+    """The number an item ranks by: the year it began (earliest or latest), one named
+    dimension ("height"), or the product of its two largest dimensions (its area)."""
     if relation.value == "time":  # by the year it began: a wide "undated" range never wins
         spans = [v.years for v in item.values if v.years]
         if not spans:
             return None
         return float(max(s[0] for s in spans) if descending else min(s[0] for s in spans))
-    numbers = [v.number for v in item.values if v.number is not None]
+    values = [v for v in item.values if v.number is not None and v.relation == relation.id]
+    if measure:
+        named = [v.number for v in values if v.number is not None and
+                 fold_name(v.text).startswith(measure)]
+        return float(max(named)) if named else None
+    numbers = [v.number for v in values if v.number is not None]
     if not numbers:
         return None
     top = sorted(numbers, reverse=True)[:2]
@@ -623,11 +663,11 @@ def _group_key(value: Value, unit: str) -> str | None:
         return value.text
     if value.years is None:
         return None
-    year = (value.years[0] + value.years[1]) // 2  # "1000–1100" is the 11th century
+    year = value.years[0]  # the year it began, as periods are matched (see within)
     if unit == "decade":
         return f"{year - year % 10}s"
     if unit == "century":
-        century = (year - 1) // 100 + 1
+        century = year // 100 + 1  # 1700–1799: the 18th century
         return f"{century}{_ordinal(century)} century"
     return str(year)
 

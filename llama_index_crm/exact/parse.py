@@ -54,6 +54,7 @@ _CONTRACTIONS = re.compile(r"\b(what|who|where|when|how|which|it|that|there|i|yo
                            r"he|she)['’](s|re|ve|ll|d|m)\b", re.I)
 """Contractions of question words ("what's" → "what is"), not possessives of names."""
 QUOTE = "⟦q{}⟧"
+_ORDINAL_RE = re.compile(r"\d+(?:st|nd|rd|th)")
 TIME = "⟦t⟧"
 _TOKEN_RE = re.compile(r"⟦q\d+⟧|⟦t⟧|[^\W_][\w'’.\-]*", re.UNICODE)
 
@@ -104,6 +105,20 @@ NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seve
 GROUP_UNITS = {"decade": "decade", "decades": "decade", "century": "century",
                "centuries": "century", "year": "year", "years": "year"}
 GROUP_WORDS = word_set("per each every by")
+SUPERLATIVE_PHRASES: dict[str, tuple[str, bool]] = {
+    "most recent": ("time", True), "most common": ("count", True),
+    "most frequent": ("count", True), "most popular": ("count", True),
+    "most prolific": ("count", True), "most represented": ("count", True),
+    "least represented": ("count", False), "commonest": ("count", True),
+    "top": ("count", True), "most works": ("count", True), "fewest works": ("count", False)}
+"""Phrases that rank (checked before single superlative words)."""
+ACQUISITION_NOUNS = word_set("acquisition acquisitions purchase purchases accession "
+                             "accessions gift gifts")
+DIMENSION_WORDS = {"tallest": "height", "highest": "height", "shortest": "height",
+                   "widest": "width", "narrowest": "width", "longest": "length",
+                   "heaviest": "weight", "lightest": "weight", "deepest": "depth"}
+"""Superlatives of one dimension; "largest" and "smallest" rank by area."""
+ORDINAL_RANKS = {"second": 2, "third": 3, "fourth": 4, "fifth": 5}
 VOCABULARY_CATEGORIES = frozenset({"Place", "Concept"})
 """Kinds of node a vocabulary often holds twice under one name (a Getty city and its
 department, both "Paris"): a name that links to several such nodes takes them together."""
@@ -125,6 +140,10 @@ EXCLUSIONS = ("aside from", "apart from", "other than", "except for", "except", 
               "besides", "not counting", "but not", "leaving out")
 PREPOSITIONS = word_set("""
 by of in at from about with on for within near into to during under""")
+RANKING_WORDS = word_set("""centuries decades top prolific represented common commonest frequent popular
+break down breakdown split distribution grouped area height width x by second third fourth
+fifth ranking rank ranked biggest""")
+"""Words of rankings and break-downs ("top 3", "break down by century")."""
 DESCRIBE_WORDS = word_set("info information details detail describe description tell know "
                           "learn hear more something everything")
 DESCRIBE_RE = re.compile(
@@ -323,7 +342,7 @@ class RulePlanner:
                            | set(GROUP_UNITS)
                            | {w for p in self.relation_words for w in p.split()}
                            | {"and", "or", "not", "no", "than", "as", "if", "whether", "did"}
-                           | DESCRIBE_WORDS)
+                           | DESCRIBE_WORDS | RANKING_WORDS)
         self._vocab_list = sorted(self.vocabulary)
 
     # -- entry point -----------------------------------------------------------------------
@@ -346,6 +365,14 @@ class RulePlanner:
             bare = re.sub(r"[\"“”‘’'«»]?" + re.escape(title) + r"[\"“”‘’'«»]?",
                           f" {QUOTE.format(i)} ", bare, count=1)
         found = find_time_range(bare)
+        spans = []  # every time expression: the first filters, the others are read past
+        start = 0
+        while True:
+            more = find_time_range(bare[start:])
+            if more is None:
+                break
+            spans.append((start + more.start, start + more.end))
+            start += more.end
         elements: list[_El] = []
         for match in _TOKEN_RE.finditer(bare):
             raw = match.group()
@@ -353,7 +380,7 @@ class RulePlanner:
             if quote:
                 elements.append(self._quoted(titles[int(quote.group(1))]))
                 continue
-            in_time = found is not None and found.start <= match.start() < found.end
+            in_time = any(a <= match.start() < b for a, b in spans)
             possessive = bool(re.search(r"['’]s$", raw)) and len(raw) > 2
             core = raw[:-2] if possessive else raw.rstrip(".")
             parts = fold_name(core).split()
@@ -467,6 +494,8 @@ class RulePlanner:
         suffixes after a name ("… the younger", "… RA") dropped."""
         out: list[_El] = []
         for el in elements:
+            if el.kind == "word" and _ORDINAL_RE.fullmatch(el.word):
+                continue  # "the 18th, 19th and 20th centuries": read with the time
             if el.kind == "word" and el.word in NAME_SUFFIXES and el.word != "the":
                 named = [e for e in out[-2:] if e.kind in {"mention", "run"}]
                 if named and (out[-1].kind in {"mention", "run"} or out[-1].word == "the"):
@@ -586,8 +615,9 @@ class _Builder:
         operation, order, limit, group = self._operation(wh)
         head, rest = self._head(wh, operation)
         if head is None and operation in {"list", "count", "superlative", "group"} and \
-                wh in {None, "what", "which", "whatever", "how many"} and any(
-                    e.kind in {"mention", "run"} for e in rest):
+                wh in {None, "what", "which", "whatever", "how many"} and (
+                    operation in {"superlative", "group"} or any(
+                        e.kind in {"mention", "run"} for e in rest)):
             head = _Slot("Thing", "works")  # "what did Maria Turner make?"
         if head is not None and excluded:
             self._exclude(head, excluded)
@@ -608,11 +638,18 @@ class _Builder:
         if operation in {"value", "describe"}:
             return self._value_plan(head, anchors, attributes, operation, slots)
         assert head is not None
+        head = self._acquisitions(head, slots)
+        counted = None
+        if order is not None and order[0] == "count":
+            counted = self._counted(head)
+            if counted is None:
+                return self._done(None, "nothing counted")
+            slots.append(counted)
         self._time(head, slots)
         if order is not None:
-            return self._superlative(head, slots, order, limit)
+            return self._superlative(head, slots, order, limit, counted)
         if group is not None:
-            return self._group(head, slots, group)
+            return self._group(head, slots, group, limit if operation == "group" else None)
         return self._done(self._plan(slots, operation))
 
     def _done(self, plan: ExactPlan | None, reason: str = "") -> Parsed:
@@ -622,19 +659,25 @@ class _Builder:
                                                    str | None]:
         words = self.words
         order = None
-        for phrase in ("most recent",):
+        for phrase, value in SUPERLATIVE_PHRASES.items():
             if self._has(phrase):
-                order = SUPERLATIVES[phrase]
+                order = value
+                break
         for w in words:
             if order is None and w in SUPERLATIVES and not (
                     w in {"first", "last", "least"} and not self._superlative_noun(w)):
                 order = SUPERLATIVES[w]
+        if order is None and words and words[-1] in {"first", "last", "earliest", "latest"}:
+            order = ("time", words[-1] in {"last", "latest"})  # "which artist was born first"
         limit = None
-        for w in words:
-            if w in NUMBERS:
+        for i, w in enumerate(words):
+            if w in NUMBERS and not (i + 1 < len(words) and words[i + 1] in {"of", "in"}):
                 limit = NUMBERS[w]
             elif w.isdigit() and int(w) < 100:
                 limit = int(w)
+            elif w in ORDINAL_RANKS and i + 1 < len(words) and words[i + 1] in {
+                    "most", "largest", "oldest", "latest", "biggest", "earliest", "newest"}:
+                limit = ORDINAL_RANKS[w]  # "the second most prolific": the first two
         group = None
         for i, w in enumerate(words[:-1]):
             unit = words[i + 1]
@@ -643,10 +686,14 @@ class _Builder:
                     or (w == "by" and unit in {"decade", "century", "year", "type", "artist",
                                                "nationality", "maker"})):
                 group = unit
+        if order is not None and order[0] == "count":
+            ranked = self._ranked_group()
+            if ranked is not None:  # "which decade has the most works", "most common type"
+                return "group", None, limit or 1, ranked
         counting = wh == "how many" or self._has("how many", "how much", "number of",
                                                  "count of", "total of") or (
             bool(words) and words[0] == "count")
-        if counting and group is None:
+        if counting and group is None and (order is None or wh == "how many"):
             return "count", None, None, None
         if order is not None:
             return "superlative", order, limit, None
@@ -708,6 +755,24 @@ class _Builder:
             for i in range(len(words) - 1)
             for r in self.p.relations_for(f"{words[i]} {words[i + 1]}"))
 
+    def _ranked_group(self) -> str | None:
+        """The group a count superlative ranks, when it ranks groups rather than members:
+        a time unit asked for ("which decade has the most works"), or the attribute
+        after "most common" ("most common type", "most common credit line")."""
+        words = self.words
+        for i, w in enumerate(words):
+            if w in GROUP_UNITS and (i == 0 or words[i - 1] in WH | {"the"}):
+                return w
+        for phrase in ("most common", "commonest", "most frequent", "most popular"):
+            if self._has(phrase):
+                start = " ".join(words).index(phrase) + len(phrase)
+                rest = " ".join(words)[start:].split()
+                for n in (3, 2, 1):
+                    noun = " ".join(rest[:n])
+                    if any(noun in r.nouns for r in self.p.relations_for(noun)):
+                        return noun
+        return None
+
     def _superlative_noun(self, word: str) -> bool:
         i = self.words.index(word)
         nxt = self.words[i + 1] if i + 1 < len(self.words) else ""
@@ -724,8 +789,11 @@ class _Builder:
             w = el.word
             if w in {"who", "whom", "whoever"} and i < 4:
                 return _Slot("Actor", "who"), self._before(els[:i]) + els[i + 1:]
-            if w in self.p.nouns and not self._is_attribute_noun(i) and w not in {
-                    "where"}:
+            compound = i + 1 < len(els) and els[i + 1].word in GENERIC_TIME_NOUNS and bool(
+                self.p.relations_for(w))  # "acquisition date", "birth year"
+            if w in self.p.nouns and not compound and (
+                    w in ACQUISITION_NOUNS or not self._is_attribute_noun(i)) \
+                    and w not in {"where"}:
                 category = self.p.nouns[w]
                 slot = _Slot(category, w)
                 single = _TYPE_SYNONYMS.get(singularise(w), singularise(w))
@@ -877,7 +945,8 @@ class _Builder:
             while j > i + 1 and els[j - 1].kind == "word":
                 j -= 1
             pieces = els[i:j]
-            if sum(e.kind in {"mention", "run"} for e in pieces) > 1 or (
+            joined = any(e.kind == "word" for e in pieces)
+            if (joined and sum(e.kind in {"mention", "run"} for e in pieces) > 1) or (
                     len(pieces) == 1 and pieces[0].kind == "run" and any(
                         e.kind == "mention" and e.mention and
                         e.mention.candidates[0].category == "Concept" for e in pieces)):
@@ -924,8 +993,7 @@ class _Builder:
         """"Which churches did he found?" with no earlier turn: nobody to point to."""
         named = any(e.kind in {"mention", "run"} for e in self.els)
         return not named and any(e.kind == "word" and e.word in {"he", "she", "him", "it",
-                                                                  "they", "them", "his",
-                                                                  "her", "its", "their"}
+                                                                  "they", "them"}
                                  for e in self.els)
 
     def _take_exclusions(self) -> list[_El]:
@@ -1212,61 +1280,104 @@ class _Builder:
         target.filters.append(replace(condition, relation=relation, through=through))
 
     def _superlative(self, head: _Slot, slots: list[_Slot], order: tuple[str, bool],
-                     limit: int | None) -> Parsed:
+                     limit: int | None, counted: _Slot | None) -> Parsed:
         kind, descending = order
         if kind == "count":
-            counted = self._counted(head)
-            if counted is None:
-                return self._done(None, "nothing counted")
-            slots.append(counted)
             plan = self._plan(slots, "superlative", order_by="count", descending=descending,
                               limit=limit or 1)
             return self._done(plan)
+        extra: tuple[str, ...] = ()
+        ranked = self._ranked_noun(head)
+        if ranked is not None and ranked is not head:
+            # "who made the newest work": the newest work, with its makers
+            slots = [ranked, *[s for s in slots if s is not ranked and s is not head]]
+            if head.category == "Actor":
+                extra = ("created-by",)
+            head = ranked
         if kind == "size":
             relation = "dimension"
+            measure = next((DIMENSION_WORDS[w] for w in self.words if w in DIMENSION_WORDS),
+                           None)
+            if measure:
+                relation = f"dimension:{measure}"
         else:
-            relation = {"Actor": "birth-date", "Event": "event-date"}.get(
-                head.category or "", "creation-date")
-            if self._has("acquired", "acquisition", "acquisitions", "accessioned"):
-                relation = "acquisition-date"
+            relation = self._time_relation(head)
+        name = relation.split(":")[0]
         plan = self._plan(slots, "superlative", order_by=relation, descending=descending,
-                          limit=limit or 1, attributes=(relation,))
+                          limit=limit or 1, attributes=(name, *extra))
         return self._done(plan)
+
+    def _time_relation(self, slot: _Slot) -> str:
+        """The date a slot is ranked or grouped by: of its acquisition when the question
+        speaks of acquiring, of the verb's event, else its own kind of date."""
+        if slot.category == "Thing" and self._has(*sorted(ACQUISITION_VERBS), "acquisition",
+                                                  "acquisitions", "enter", "entered"):
+            return "acquisition-date"
+        for w in self.verbs:
+            for r in self.p.relations_for(w):
+                if r.value == "time" and _fits(r.domain, slot.category) and w in r.verbs:
+                    return r.id
+        return {"Actor": "birth-date", "Event": "event-date"}.get(slot.category or "",
+                                                                  "creation-date")
+
+    def _ranked_noun(self, head: _Slot) -> _Slot | None:
+        """The noun a superlative word stands before ("the newest work")."""
+        for i, w in enumerate(self.words):
+            if w in SUPERLATIVES or w in {"recent"}:
+                for nxt in self.words[i + 1:i + 3]:
+                    if nxt == head.noun or nxt in ACQUISITION_NOUNS:
+                        return head
+                    if nxt in self.p.nouns:
+                        return self._noun_slot(nxt)
+        return None
+
+    def _acquisitions(self, head: _Slot, slots: list[_Slot]) -> _Slot:
+        """"The most recent acquisition": the works, ranked by their acquisition."""
+        if head.noun in ACQUISITION_NOUNS:
+            thing = _Slot("Thing", "works", links=head.links, filters=head.filters,
+                          exclude=head.exclude)
+            slots[:] = [thing if s is head else s for s in slots]
+            return thing
+        return head
 
     def _counted(self, head: _Slot) -> _Slot | None:
         """For "who made the most works": the works, linked to the head."""
-        after = self.words[self.words.index("most") + 1:] if "most" in self.words else \
-            self.words[next(i for i, w in enumerate(self.words) if w in SUPERLATIVES) + 1:]
-        noun = next((w for w in after if w in self.p.nouns), None)
+        ranking = set(SUPERLATIVES) | {w for p in SUPERLATIVE_PHRASES for w in p.split()}
+        at = next((i for i, w in enumerate(self.words) if w in ranking), -1)
+        after = self.words[at + 1:]
+        noun = next((w for w in after if w in self.p.nouns and w != head.noun), None)
         if noun is None:
             noun = "works"
         slot = self._noun_slot(noun) if noun in self.p.nouns else _Slot("Thing", "works")
-        verbs = [w for w in self.verbs if self.p.relations_for(w)]
-        found = self._relation_between(slot, head, verbs or ["by"])
+        verbs = [w for w in self.verbs if self.p.relations_for(w) and w not in HOLDING_VERBS
+                 and w not in ranking]
+        found = self._relation_between(slot, head, verbs) if verbs else None
+        found = found or self._relation_between(slot, head, ["by"])
         if found is None:
             return None
         relation, inverse = found
         slot.links.append((relation.id, head, inverse, ()))
         return slot
 
-    def _group(self, head: _Slot, slots: list[_Slot], unit: str) -> Parsed:
+    def _group(self, head: _Slot, slots: list[_Slot], unit: str,
+               limit: int | None = None) -> Parsed:
+        """Counts per value of a unit or attribute; ``limit``: only the largest groups."""
         if unit in GROUP_UNITS:
-            relation = {"Actor": "birth-date", "Event": "event-date"}.get(
-                head.category or "", "creation-date")
-            key = f"{relation}:{GROUP_UNITS[unit]}"
+            key = f"{self._time_relation(head)}:{GROUP_UNITS[unit]}"
+        elif any(unit in r.nouns for r in self.p.relations_for(unit)):
+            found = [r for r in self.p.relations_for(unit)
+                     if unit in r.nouns and _fits(r.domain, head.category)]
+            if not found:
+                return self._done(None, "group key")
+            key = found[0].id
         else:
             other = self._noun_slot(unit) if unit in self.p.nouns else None
-            found = self._relation(["by", unit], head.category,
-                                   other.category if other else None) if other else None
-            if unit in {"type", "types", "kind", "kinds"}:
-                key = "has-type"
-            elif unit in {"nationality", "nationalities"}:
-                key = "nationality"
-            elif found is not None and not found[1]:
-                key = found[0].id
-            else:
+            relation = self._relation(["by", unit], head.category,
+                                      other.category if other else None) if other else None
+            if relation is None or relation[1]:
                 return self._done(None, "group key")
-        return self._done(self._plan(slots, "group", group_by=key))
+            key = relation[0].id
+        return self._done(self._plan(slots, "group", group_by=key, limit=limit))
 
     # -- slots to plan ---------------------------------------------------------------------
     def _plan(self, slots: list[_Slot], operation: str, **kwargs: object) -> ExactPlan:

@@ -43,6 +43,8 @@ PHRASES: dict[str, tuple[str, str]] = {
     "creation-place": ("made in {}", "where {} was made"),
 }
 """How a link reads: (the variable is the domain, the variable is the range)."""
+RELATION_WORDS = {"created-by": "made by ", "acquired-by": "acquired by "}
+"""How a second value reads inside a ranking's parentheses."""
 DATE_VERBS = {"creation-date": "made", "birth-date": "born", "death-date": "died",
               "acquisition-date": "acquired", "event-date": "dated"}
 NOUNS = {"Thing": "works", "Actor": "actors", "Place": "places", "Event": "events",
@@ -298,14 +300,22 @@ def _superlative(result: ExactResult, executor: Executor) -> str:
         word = "most" if plan.descending else "fewest"
         top = "; ".join(f"{_quote(i)} ({i.count})" for i in result.items)
         return f"{_capital(noun)} with the {word} {thing}: {top}."
-    relation = plan.order_by or "creation-date"
+    relation, _, measure = (plan.order_by or "creation-date").partition(":")
     word = {("dimension", True): "largest", ("dimension", False): "smallest",
-            ("birth-date", True): "youngest", ("birth-date", False): "oldest"}.get(
+            ("birth-date", True): "youngest", ("birth-date", False): "oldest",
+            ("acquisition-date", True): "most recently acquired",
+            ("acquisition-date", False): "first acquired"}.get(
         (relation, plan.descending), "latest" if plan.descending else "oldest")
+    if measure:
+        word = f"{'greatest' if plan.descending else 'least'} {measure}"
     parts = []
     for item in result.items:
-        values = [v for v in item.values if v.relation == relation]
-        parts.append(f"{_quote(item)} ({_value_text(values)})")
+        values = [v for v in item.values if v.relation == relation and (
+            not measure or v.text.lower().startswith(measure))]
+        others = [v for v in item.values if v.relation != relation]
+        extra = f"; {RELATION_WORDS.get(others[0].relation, '')}{_value_text(others)}" \
+            if others else ""
+        parts.append(f"{_quote(item)} ({_value_text(values)}{extra})")
     scope = f" {what}" if what else ""
     verb = "is" if len(result.items) == 1 else "are"
     return f"The {word} {noun}{scope} {verb} {_join(parts)}, of {result.total} with a " \

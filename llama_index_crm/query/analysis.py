@@ -12,7 +12,7 @@ are re-exported here.
 >>> plan.type, plan.k, plan.target_categories, plan.context_categories, plan.time_range
 ('aggregation', 25, ('Thing',), ('Actor',), (1780, 1789))
 >>> parse_time_range("between 1760 and 1770"), parse_time_range("the 12th century")
-((1760, 1770), (1101, 1200))
+((1760, 1770), (1100, 1199))
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Pure functions over plain strings, used by every :class:`~.analysis.QueryAnalyzer`.
 
 >>> parse_time_range("between 1760 and 1770"), parse_time_range("the 12th century")
-((1760, 1770), (1101, 1200))
+((1760, 1770), (1100, 1199))
 """
 
 from __future__ import annotations
@@ -117,15 +117,15 @@ def parse_time_range(text: str) -> tuple[int, int] | None:
     """Inclusive years named in ``text``: decades, centuries, single years and spans.
 
     A decade is its ten years ("the 1790s" -> 1790-1799) and "the 1800s" is 1800-1899. A
-    century follows the strict definition, the 12th century being 1101-1200 (data often
-    writes 1100-1200 or 1100-1199, so compare ranges by overlap); early/mid/late take a
-    third of it, first/second half a half. "circa 1765" widens by :data:`CIRCA_YEARS`;
+    century is written as collections write it, the 12th century being 1100-1199 (BC
+    centuries keep the strict 500-401 BC); early/mid/late take a third of it,
+    first/second half a half. "circa 1765" widens by :data:`CIRCA_YEARS`;
     "before"/"after"/"since"/"until" open the range. The first expression found wins.
 
     >>> parse_time_range("works from the 1790s"), parse_time_range("in the 1800s")
     ((1790, 1799), (1800, 1899))
     >>> parse_time_range("late eighteenth-century"), parse_time_range("5th century BC")
-    ((1767, 1800), (-500, -401))
+    ((1766, 1799), (-500, -401))
     >>> parse_time_range("before 1800"), parse_time_range("in 1765"), parse_time_range("no")
     ((-9999, 1799), (1765, 1765), None)
     """
@@ -138,7 +138,10 @@ def _decade_width(start: int) -> int:
 
 
 def _century(number: int, part: str | None, bc: bool) -> tuple[int, int]:
-    start, end = (number - 1) * 100 + 1, number * 100
+    if bc:  # 500 to 401 BC
+        start, end = (number - 1) * 100 + 1, number * 100
+    else:  # as collections write them: the 18th century is 1700–1799
+        start, end = (number - 1) * 100, number * 100 - 1
     if part in {"early"}:
         end = start + 32
     elif part in {"mid", "middle"}:
