@@ -308,5 +308,6 @@ def test_compose_example_answers_from_notes_and_graph(demo_index: CrmGraphIndex)
     assert answer.startswith("A: 10 churches located in Nicosia District")
     assert all(church in answer for church in NICOSIA_CHURCHES)
     # the application's own note answers the visitor's question, next to graph documents
-    assert "A: Access to Asinou: " in notes and "(guide's notes)" in notes
+    assert "Access to Asinou: " in notes and "(guide's notes)" in notes
+    assert "A: (No exact plan for this question" in notes  # retrieval answers, and says so
     assert "(https://example.org/troodos/" in notes

@@ -118,10 +118,10 @@ def test_context_cites_its_facts(namespace: dict[str, Any]) -> None:
 def test_period_question_is_a_list_of_things(namespace: dict[str, Any]) -> None:
     answer = namespace["results"][PAINTED]
     assert answer.plan.type == "enumeration"
-    assert answer.plan.time_range == (1401, 1500)
+    assert answer.plan.time_range == (1400, 1499)
     assert "Thing" in answer.plan.target_categories
     assert 0 < len(answer.nodes) <= answer.plan.k
-    assert namespace["category_event"].details["time_range"] == (1401, 1500)
+    assert namespace["category_event"].details["time_range"] == (1400, 1499)
     assert {e.stage for e in namespace["stages"][PAINTED]} >= {"pool", "coherent", "context"}
 
 

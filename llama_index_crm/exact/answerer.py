@@ -18,6 +18,7 @@ table once.
 
 from __future__ import annotations
 
+import logging
 import threading
 import weakref
 from collections.abc import Sequence
@@ -25,9 +26,11 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
+from llama_index.core.llms import LLM
 
 from llama_index_crm.exact.execute import ExactResult, Executor
 from llama_index_crm.exact.linking import Candidate, NameIndex
+from llama_index_crm.exact.llm_planner import LLMPlanner
 from llama_index_crm.exact.parse import Missing, Parsed, RulePlanner, Unresolved
 from llama_index_crm.exact.plan import Anchor, ExactPlan, ValueFilter, Variable
 from llama_index_crm.exact.relations import RelationLexicon
@@ -40,9 +43,13 @@ if TYPE_CHECKING:
 
 __all__ = ["ExactAnswer", "ExactAnswerer", "Status", "answerer_for"]
 
+logger = logging.getLogger(__name__)
+
 Status = Literal["answered", "not_found", "ambiguous", "retrieval_only"]
 MAX_HISTORY = 3
 """Earlier turns searched for what a pronoun points back to."""
+MAX_FOCUS = 3
+"""Members of an earlier turn kept as what a pronoun may point to."""
 MAX_ITEMS = 200
 """Members returned with their evidence in :attr:`ExactAnswer.items` (the total is exact)."""
 LOOSE_MATCHES = frozenset({"misspelling", "surname", "short name", "partial"})
@@ -131,17 +138,20 @@ class ExactAnswerer:
         return self.planner.parse(question, self._focus(history))
 
     def answer(self, question: str, history: Sequence[tuple[str, str]] = (),
-               plan: ExactPlan | None = None) -> ExactAnswer:
+               plan: ExactPlan | None = None, llm: LLM | None = None) -> ExactAnswer:
         """Answer ``question`` (``history``: earlier (question, answer) turns).
 
         Args:
             question: the question.
             history: earlier turns, oldest first.
-            plan: a plan made elsewhere (the LLM planner); the rules are skipped.
+            plan: a plan made elsewhere; the planners are skipped.
+            llm: plan with this LLM first (structured output), the rules when it fails.
         """
         with self._lock:
             if plan is None:
-                parsed = self.parse(question, history)
+                parsed = self._llm_parse(question, llm) if llm is not None and not history \
+                    else None
+                parsed = parsed or self.parse(question, history)
                 if parsed.missing:
                     return self._not_found(parsed.missing)
                 if parsed.ambiguous:
@@ -199,6 +209,16 @@ class ExactAnswerer:
                                             *plan.variables[1:]))
         return None
 
+    def _llm_parse(self, question: str, llm: LLM) -> Parsed | None:
+        """The LLM planner's reading, or None (and a warning) when it fails."""
+        try:
+            parsed = LLMPlanner(llm, self.names, self.lexicon).parse(question)
+        except Exception as exc:  # noqa: BLE001 - any LLM failure: the rules plan instead
+            logger.warning("LLM planner failed (%s: %s); the rules plan %r",
+                           type(exc).__name__, str(exc)[:200], question)
+            return None
+        return parsed if (parsed.plan or parsed.missing or parsed.ambiguous) else None
+
     # -- pieces ----------------------------------------------------------------------------
     def _item(self, item: Any) -> dict[str, Any]:
         store = self.executor.store
@@ -249,14 +269,23 @@ class ExactAnswerer:
         parsed = self.planner.parse(question, self._focus(history[-MAX_HISTORY:-1]))
         if parsed.plan is None:
             return []
-        anchors = parsed.plan.anchors
+        plan = parsed.plan
         found: list[Anchor] = []
-        result = self.executor.run(parsed.plan)
-        if parsed.plan.operation not in {"value", "describe"} and 0 < len(result.items) <= 3:
-            found += [Anchor(it.label, it.uri, it.label, it.category or "") for it in
-                      result.items]
-        # the names of the turn lead (its topic); a pronoun of a kind picks an answer
-        return anchors + found
+        for index in range(1, len(plan.variables)):  # "the church at Asinou" it was about
+            members = self.executor.members(plan, index)
+            if 0 < len(members) <= MAX_FOCUS:
+                found += [self._as_anchor(n) for n in members]
+        found += plan.anchors
+        result = self.executor.run(plan)
+        if plan.operation not in {"value", "describe"} and 0 < len(result.items) <= MAX_FOCUS:
+            found += [self._as_anchor(it.node) for it in result.items]
+        # what the turn was about leads; a pronoun of a kind ("he") picks among them
+        return list(dict.fromkeys(found))
+
+    def _as_anchor(self, node: int) -> Anchor:
+        label = self.executor.label(node)
+        return Anchor(label, self.executor.uri(node), label,
+                      self.executor.values.category(node) or "")
 
 
 _ANSWERERS: weakref.WeakKeyDictionary[Any, ExactAnswerer] = weakref.WeakKeyDictionary()

@@ -49,6 +49,8 @@ GROUP_NOUNS = word_set("""
 group groups nationality nationalities organisation organisations organization
 organizations institution institutions""")
 NOT_RECORDED = "(not recorded)"
+TYPE_HEAD_JOINERS = ("with", "of", "in", "on", "for", "from", "by")
+"""Words after the head noun of a type label ("church with a timber roof")."""
 INCH_CM = 2.54
 HOLDER_SHARE = 0.5
 """An actor that acquired this share of the works with an acquisition holds the collection."""
@@ -155,6 +157,7 @@ class Executor:
         self._left_out = 0
         self._holders: frozenset[str] | None = None
         self._type_words: dict[int, frozenset[str]] = {}
+        self._type_labels: dict[int, tuple[str, ...]] = {}
         self._has_type = self.lexicon.get("has-type")
 
     # -- public ----------------------------------------------------------------------------
@@ -168,6 +171,11 @@ class Executor:
             result.missing_relations = [r for r in self._relations(plan)
                                         if not self.relation_present(r)]
         return result
+
+    def members(self, plan: ExactPlan, index: int) -> list[int]:
+        """Term ids of the members of one variable of a plan."""
+        self._left_out = 0
+        return sorted(self._resolve(plan, index, {}))
 
     def relation_present(self, relation_id: str) -> bool:
         """Whether the graph holds any instance of a relation (cached)."""
@@ -379,6 +387,7 @@ class Executor:
                 words.add(folded)
                 words.update(folded.split())
             self._type_words[node] = frozenset(words)
+            self._type_labels[node] = tuple(fold_name(t) for t in texts if t)
 
     def _filter(self, var: Variable, members: Members) -> Members:
         if not members:
@@ -402,7 +411,7 @@ class Executor:
         members = {n: members[n] for n, k in zip(nodes.tolist(), keep.tolist(), strict=True)
                    if k and n not in excluded}
         if var.types:
-            self._load_type_text(members)
+            self._load_type_text(n for n in members if n not in self._type_labels)
             members = {n: ev for n, ev in members.items() if self._typed(n, var.types)}
         for condition in var.filters:
             if condition.through is None or not any(
@@ -420,11 +429,19 @@ class Executor:
         return ~meta | physical
 
     def _typed(self, node: int, types: Sequence[str]) -> bool:
-        words = self._type_words.get(node) or self._type_text(node)
+        """Whether one of a node's type labels has a type word as its head noun: the
+        word itself, its last word ("intaglio print") or its first word before a
+        preposition ("church with a steep-pitched timber roof")."""
+        labels = self._type_labels.get(node)
+        if labels is None:
+            self._load_type_text([node])
+            labels = self._type_labels[node]
         for word in types:
             folded = fold_name(word)
-            if folded in words or any(w.endswith(" " + folded) for w in words):
-                return True
+            for label in labels:
+                if label == folded or label.endswith(" " + folded) or any(
+                        label.startswith(f"{folded} {j} ") for j in TYPE_HEAD_JOINERS):
+                    return True
         return False
 
     def _value_filter(self, members: Members, condition: ValueFilter) -> Members:

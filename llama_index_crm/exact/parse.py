@@ -125,6 +125,8 @@ department, both "Paris"): a name that links to several such nodes takes them to
 ACQUISITION_VERBS = word_set("acquired acquire acquires bought buy purchased purchase "
                              "accessioned received obtained")
 """Verbs that ask about the acquisition itself, not only about holding a work."""
+MIN_FIXED_WORD = 6
+"""Shorter unknown words are not corrected into question words ("apart" is not "part")."""
 TITLE_JOINERS = word_set("with a an the of and in on at to for from")
 """Small words inside titles ("Girl with a Pearl Earring")."""
 HOW_MEASURES = ("how many", "how much", "how old", "how big", "how large", "how tall",
@@ -140,9 +142,10 @@ EXCLUSIONS = ("aside from", "apart from", "other than", "except for", "except", 
               "besides", "not counting", "but not", "leaving out")
 PREPOSITIONS = word_set("""
 by of in at from about with on for within near into to during under""")
-RANKING_WORDS = word_set("""centuries decades top prolific represented common commonest frequent popular
-break down breakdown split distribution grouped area height width x by second third fourth
-fifth ranking rank ranked biggest""")
+RANKING_WORDS = word_set("""
+centuries decades top prolific represented common commonest frequent popular break down
+breakdown split distribution grouped area height width x by second third fourth fifth
+ranking rank ranked biggest""")
 """Words of rankings and break-downs ("top 3", "break down by century")."""
 DESCRIBE_WORDS = word_set("info information details detail describe description tell know "
                           "learn hear more something everything")
@@ -342,7 +345,8 @@ class RulePlanner:
                            | set(GROUP_UNITS)
                            | {w for p in self.relation_words for w in p.split()}
                            | {"and", "or", "not", "no", "than", "as", "if", "whether", "did"}
-                           | DESCRIBE_WORDS | RANKING_WORDS)
+                           | DESCRIBE_WORDS | RANKING_WORDS
+                           | {w for x in EXCLUSIONS for w in x.split()})
         self._vocab_list = sorted(self.vocabulary)
 
     # -- entry point -----------------------------------------------------------------------
@@ -519,7 +523,7 @@ class RulePlanner:
 
     def _vocabulary_fix(self, word: str) -> str | None:
         """A misspelt question word ("paintigns" → "paintings"), unless it is a name."""
-        if self.names.knows(word) or len(word) < 5:
+        if self.names.knows(word) or len(word) < MIN_FIXED_WORD:
             return None
         from rapidfuzz import process
         from rapidfuzz.distance import Levenshtein

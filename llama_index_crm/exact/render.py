@@ -157,9 +157,11 @@ def _value_sentence(item: Item, relation: str, values: Sequence[Value],
         return f"{name}: {label} {text} (no year recorded)."
     if relation in DATE_VERBS:
         verb = DATE_VERBS[relation]
-        where = f" ({'; '.join(dict.fromkeys(events))})" if len(values) > 1 and events else ""
         prefix = "was " if relation not in {"death-date"} else ""
-        return f"{name} {prefix}{verb} in {text}{where}."
+        if len(values) > 1 and events:  # several events: each date with its event
+            text = "; ".join(f"{_value_text([v])} ({v.event})" if v.event else
+                             _value_text([v]) for v in values)
+        return f"{name} {prefix}{verb} in {text}."
     if relation == "credit-line":
         return f"The credit line of {name} reads: {text}."
     if relation == "has-type":
@@ -312,6 +314,10 @@ def _superlative(result: ExactResult, executor: Executor) -> str:
     for item in result.items:
         values = [v for v in item.values if v.relation == relation and (
             not measure or v.text.lower().startswith(measure))]
+        dated = [v for v in values if v.years]
+        if relation != "dimension" and dated:  # the date it was ranked by
+            pick = max if plan.descending else min
+            values = [pick(dated, key=lambda v: v.years[0] if v.years else 0)]
         others = [v for v in item.values if v.relation != relation]
         extra = f"; {RELATION_WORDS.get(others[0].relation, '')}{_value_text(others)}" \
             if others else ""
@@ -338,6 +344,10 @@ def describe(result: ExactResult, executor: Executor) -> str:
     found = {r: executor.values_of([item.node], lexicon[r]).get(item.node, [])
              for r in facts if r in lexicon}
     name = _quote(item)
+    _, types = executor.engine.objects_of(_ids(executor, item),
+                                          executor.engine.property_ids("P2_has_type"))
+    kinds = [t for t in dict.fromkeys(executor.label(int(n)) for n in types)
+             if "(unlabelled)" not in t]
     parts: list[str] = []
     if item.category == "Thing":
         kind = _value_text(found.get("has-type", [])[:3])
@@ -361,7 +371,8 @@ def describe(result: ExactResult, executor: Executor) -> str:
                 parts.append(f"{text}: {value}.")
     elif item.category == "Actor":
         nationality = _value_text(found.get("nationality", []))
-        sentence = name + (f" ({nationality})" if nationality else "")
+        sentence = name + (f" ({'; '.join([nationality, *kinds] if nationality else kinds)})"
+                           if nationality or kinds else "")
         life = []
         for relation, verb in (("birth-date", "born"), ("death-date", "died")):
             when = _value_text(found.get(relation, []))
@@ -376,11 +387,10 @@ def describe(result: ExactResult, executor: Executor) -> str:
             parts.append(f"{len(works)} works in the graph were made by {item.label}, among "
                          f"them {_join([f'“{w}”' for w in works[:5]])}.")
     else:
+        parts.append(f"{name} ({'; '.join(kinds or [item.category or 'node'])}).")
         for relation, values in found.items():
             if values:
                 parts.append(f"{lexicon[relation].label.capitalize()}: {_value_text(values)}.")
-        if not parts:
-            parts.append(f"{name} ({item.category or 'node'}).")
     return " ".join(parts)
 
 

@@ -10,11 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from llama_index_crm.exact.execute import NON_WORK_CLASSES, PHYSICAL_CLASS, Executor
+from llama_index_crm.exact.execute import (
+    NON_WORK_CLASSES,
+    PHYSICAL_CLASS,
+    TYPE_HEAD_JOINERS,
+    Executor,
+)
 from llama_index_crm.exact.plan import Anchor, ExactPlan, ValueFilter, Variable
 from llama_index_crm.exact.relations import Relation
 from llama_index_crm.ontology import Step
 from llama_index_crm.rdf import RDF_VALUE, RDFS
+from llama_index_crm.storage.names import fold_name
 
 __all__ = ["plan_sparql", "relation_path"]
 
@@ -59,10 +65,11 @@ def relation_path(relation: Relation, executor: Executor, closure: bool = False)
     """A relation as one SPARQL property path over the graph's predicates."""
     alternatives = []
     for path in relation.paths:
-        steps = [_step(s, executor) for s in path]
-        if any(s is None for s in steps):
+        compiled = [(_step(s, executor), s.optional) for s in path]
+        if any(text is None and not optional for text, optional in compiled):
             continue
-        text = "/".join(s for s in steps if s)
+        steps = [text for text, _ in compiled if text]  # an optional step the graph lacks
+        text = "/".join(steps)
         if closure and relation.closure is not None:
             tail = _step(Step(relation.closure.kind, relation.closure.property,
                               relation.closure.children, repeat=True, optional=True), executor)
@@ -181,9 +188,11 @@ class _Query:
         relation = self.x.lexicon["has-type"]
         path = relation_path(relation, self.x)
         t, label = self.fresh("type"), self.fresh("typelabel")
-        pattern = "|".join(words)
+        words = "|".join(fold_name(w) for w in words)
+        joiners = "|".join(TYPE_HEAD_JOINERS)
         self.lines.append(f"{name} {path} {t} . {t} {_alt(TEXT_PREDICATES)} {label} .")
-        self.lines.append(f'FILTER(REGEX(LCASE(STR({label})), "(^| )({pattern})$"))')
+        self.lines.append(f'FILTER(REGEX(LCASE(STR({label})), "(^| )({words})$|^({words}) '
+                          f'({joiners}) "))')
 
 
 def _alt(forms: Sequence[str]) -> str:

@@ -282,7 +282,7 @@ class CrmQueryPipeline:
         if not self.use_exact:
             return ExactAnswer("retrieval_only", "", plan_text="exact answers switched off")
         try:
-            return self.answerer.answer(question, history or ())
+            return self.answerer.answer(question, history or (), llm=self.llm)
         except Exception:  # noqa: BLE001 - retrieval still answers; the log has the cause
             logger.exception("the exact-answer layer failed on %r; retrieval answers", question)
             return ExactAnswer("retrieval_only", "", plan_text="exact layer error (see log)")

@@ -1,0 +1,211 @@
+"""The exact-answer layer: linking, each operation on the demo graph, statuses, evidence,
+the equivalent SPARQL (run through a real ``oxigraph serve``), follow-ups, exclusions."""
+
+from __future__ import annotations
+
+import json
+import urllib.parse
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import DEMO_GRAPH, SHARED, requires_shared
+
+from llama_index_crm.exact.answerer import ExactAnswer, ExactAnswerer, answerer_for
+from llama_index_crm.exact.execute import within
+from llama_index_crm.exact.linking import NameIndex
+from llama_index_crm.index import CrmGraphIndex
+from llama_index_crm.storage.names import NameRow, fold_name
+
+ASINOU = "https://example.org/troodos/church/asinou"
+AGIASMATI = "https://example.org/troodos/church/stavros-tou-agiasmati"
+NICOSIA_CHURCHES = 10
+
+
+@pytest.fixture(scope="module")
+def exact(demo_index: CrmGraphIndex) -> ExactAnswerer:
+    return answerer_for(demo_index)
+
+
+def ask(exact: ExactAnswerer, question: str,
+        history: list[tuple[str, str]] | None = None) -> ExactAnswer:
+    return exact.answer(question, history or [])
+
+
+# -- linking ---------------------------------------------------------------------------------
+def test_name_keys_fold_case_accents_inversion_and_stop_words() -> None:
+    index = NameIndex([
+        NameRow("ex:west", "West, Benjamin", "appellation", "Actor"),
+        NameRow("ex:guerard", "Henri Charles Guérard", "label", "Actor"),
+        NameRow("ex:hogue", "The Battle at La Hogue", "label", "Thing"),
+        NameRow("ex:cadell", "Thomas Cadell the younger", "label", "Actor"),
+    ])
+    assert [c.how for c in index.lookup("benjamin west")] == ["inverted"]
+    assert [c.node for c in index.lookup("henri charles guerard")] == ["ex:guerard"]
+    assert [c.how for c in index.lookup("battle at la hogue")] == ["stop-words"]
+    assert [c.how for c in index.lookup("thomas cadell")] == ["stripped"]
+    assert [c.how for c in index.lookup("cadell")] == ["surname"]
+    assert fold_name("Guérard, Henri-Charles & Co.") == "guerard henri charles and co"
+
+
+def test_misspellings_are_forgiven_within_the_edit_budget() -> None:
+    index = NameIndex([NameRow("ex:w", "James McNeill Whistler", "label", "Actor"),
+                       NameRow("ex:v", "Valentine Green", "label", "Actor")])
+    assert [(c.node, c.how) for c in index.lookup("whistlr")] == [("ex:w", "misspelling")]
+    assert [c.node for c in index.lookup("valentin green")] == ["ex:v"]
+    # four letters: no edit allowed ("gren" is not "green"), and nothing else is made up
+    assert index.lookup("gren", fuzzy=True, partial=False) == []
+    assert index.lookup("gainsborough") == []
+
+
+def test_equally_good_candidates_stay_an_ambiguity(tmp_path: Path) -> None:
+    graph = tmp_path / "twins.ttl"
+    graph.write_text("""
+        @prefix crm: <http://www.cidoc-crm.org/cidoc-crm/> .
+        @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+        @prefix ex: <http://example.org/> .
+        ex:smith1 a crm:E21_Person ; rdfs:label "John Smith" .
+        ex:smith2 a crm:E21_Person ; rdfs:label "John Smith" .
+        ex:w1 a crm:E22_Human-Made_Object ; rdfs:label "Harbour" ;
+            crm:P108i_was_produced_by ex:p1 . ex:p1 a crm:E12_Production ;
+            crm:P14_carried_out_by ex:smith1 .
+        ex:w2 a crm:E22_Human-Made_Object ; rdfs:label "Mill" ;
+            crm:P108i_was_produced_by ex:p2 . ex:p2 a crm:E12_Production ;
+            crm:P14_carried_out_by ex:smith2 .
+    """)
+    built = CrmGraphIndex.build([str(graph)], tmp_path / "index")
+    answer = built.ask("how many works by john smith")
+    assert answer.status == "ambiguous" and answer.count is None
+    assert answer.exact is not None
+    assert {c.node for c in answer.exact.candidates} == {"http://example.org/smith1",
+                                                         "http://example.org/smith2"}
+    assert "Which one do you mean?" in answer.answer
+
+
+# -- operations on the demo graph ----------------------------------------------------------
+def test_value_of_a_named_event(exact: ExactAnswerer) -> None:
+    answer = ask(exact, "When were the wall paintings of Panagia tou Araka made?")
+    assert answer.status == "answered" and "December 1192" in answer.text
+    assert any("has time-span" in line for line in answer.evidence)
+
+
+def test_list_through_the_makers_production(exact: ExactAnswerer) -> None:
+    answer = ask(exact, "Which churches were painted by Philippos Goul?")
+    assert [i["uri"] for i in answer.items] == [AGIASMATI]
+    assert "Holy Cross of Agiasmati" in answer.text
+    # the witness goes church → production → painter
+    assert any("was produced by" in e and "carried out by → Philippos Goul" in e
+               for e in answer.evidence)
+
+
+def test_count_takes_places_within_a_district(exact: ExactAnswerer) -> None:
+    answer = ask(exact, "how many churches are in nicosia district")
+    assert answer.count == NICOSIA_CHURCHES and answer.total == NICOSIA_CHURCHES
+    assert answer.text.startswith(f"{NICOSIA_CHURCHES} churches located in Nicosia District")
+    assert any("falls within → Nicosia District" in e for e in answer.evidence)
+
+
+def test_who_founded_names_the_event_and_its_date(exact: ExactAnswerer) -> None:
+    answer = ask(exact, "Who founded the church at Asinou?")
+    assert answer.text == ("“Panagia Phorbiottissa (Asinou)” was made by Nikephoros Ischyrios "
+                           "(construction, 1105–1106).")
+
+
+def test_superlative_and_group_over_the_whole_graph(exact: ExactAnswerer) -> None:
+    oldest = ask(exact, "what is the oldest church")
+    assert {i["label"] for i in oldest.items} == {"Church of Saint Heraclidius",
+                                                   "Saint Nicholas of the Roof"}
+    assert "(11th century)" in oldest.text
+    groups = ask(exact, "how many churches per century")
+    assert groups.result is not None
+    counts = {g.key: len(g.items) for g in groups.result.groups}
+    assert counts["11th century"] == 2
+    # a church painted in two centuries is in both groups; every church is in one at least
+    assert len({i.node for g in groups.result.groups for i in g.items}) == groups.total
+
+
+def test_describe_an_actor(exact: ExactAnswerer) -> None:
+    answer = ask(exact, "tell me about nikephoros ischyrios")
+    assert answer.text.startswith("Nikephoros Ischyrios (donor; magistros")
+    assert "Panagia Phorbiottissa (Asinou)" in answer.text
+
+
+def test_absent_name_is_not_found_with_a_zero_count(exact: ExactAnswerer) -> None:
+    answer = ask(exact, "how many churches did picasso paint")
+    assert answer.status == "not_found" and answer.count == 0
+    assert answer.text.startswith("No artist or other actor named “picasso” in this graph")
+
+
+def test_a_relation_the_graph_never_records_is_said_so(exact: ExactAnswerer) -> None:
+    answer = ask(exact, "which people were born in Asinou")
+    assert answer.status == "answered" and answer.total == 0
+    assert answer.text.startswith("This graph records no place of birth at all")
+
+
+def test_exclusion_keeps_the_church_out_of_set_and_sentence(exact: ExactAnswerer) -> None:
+    answer = ask(exact, "aside from Asinou, which churches are in Nicosia District?")
+    assert answer.total == NICOSIA_CHURCHES - 1
+    assert ASINOU not in {i["uri"] for i in answer.items}
+    assert "Asinou" not in answer.text and "1 left out as asked" in answer.text
+
+
+def test_follow_up_pronoun_points_to_the_previous_subject(exact: ExactAnswerer) -> None:
+    first = "Who founded the church at Asinou?"
+    answer = ask(exact, "When was it built?", [(first, ask(exact, first).text)])
+    assert answer.text == "“Panagia Phorbiottissa (Asinou)” was made in 1105–1106."
+    person = ask(exact, "what is he?", [(first, "")])
+    assert person.text.startswith("Nikephoros Ischyrios (donor")
+
+
+def test_questions_no_plan_covers_are_left_to_retrieval(exact: ExactAnswerer) -> None:
+    for question in ("How do visitors reach the church at Asinou?",
+                     "why are the churches painted?", "Which churches did he found?"):
+        assert ask(exact, question).status == "retrieval_only", question
+
+
+def test_periods_match_as_collections_write_them() -> None:
+    assert within((1795, 1805), (1700, 1799))  # a century: the year it began
+    assert not within((1795, 1805), (1790, 1799))  # a decade: wholly within
+    assert within((1784, 1784), (1780, 1789))
+
+
+# -- the equivalent SPARQL, run on a real endpoint -------------------------------------------
+def _select(url: str, query: str) -> list[dict[str, str]]:
+    data = urllib.parse.urlencode({"query": query}).encode()
+    request = urllib.request.Request(url, data=data, headers={
+        "Accept": "application/sparql-results+json",
+        "Content-Type": "application/x-www-form-urlencoded"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        rows = json.loads(response.read())["results"]["bindings"]
+    return [{k: v["value"] for k, v in row.items()} for row in rows]
+
+
+@pytest.mark.parametrize("question", [
+    "how many churches are in nicosia district",
+    "Which churches were painted by Philippos Goul?",
+    "aside from Asinou, which churches are in Nicosia District?",
+    "which churches in nicosia district were built before 1300",
+    "who founded the church at Asinou?",
+])
+def test_plan_sparql_gives_the_same_set_on_oxigraph_serve(
+        exact: ExactAnswerer, serve_graph: Callable[[Path], str], question: str) -> None:
+    answer = ask(exact, question)
+    assert answer.status == "answered" and answer.sparql
+    rows = _select(serve_graph(DEMO_GRAPH), answer.sparql)
+    if answer.count is not None:
+        assert int(rows[0]["count"]) == answer.count
+    else:
+        assert {r["v0"] for r in rows} == {i["uri"] for i in answer.items}
+
+
+@requires_shared
+def test_ycba_sample_links_a_surname_and_a_decade_in_words(tmp_path: Path) -> None:
+    sample = SHARED / "datasets" / "ycba" / "ycba_sample_150.nt.gz"
+    built = CrmGraphIndex.build([str(sample)], tmp_path / "ycba150")
+    exact = answerer_for(built)
+    people = {row.name for row in built.name_rows() if row.category == "Actor"}
+    assert "Benjamin West" in people
+    answer = exact.answer("how many works by west")
+    assert answer.status == "answered" and (answer.count or 0) > 0
+    assert "reading “west” as Benjamin West" in answer.text
