@@ -49,6 +49,7 @@ GROUP_NOUNS = word_set("""
 group groups nationality nationalities organisation organisations organization
 organizations institution institutions""")
 NOT_RECORDED = "(not recorded)"
+MATERIAL_RELATION = "made-of"
 TYPE_HEAD_JOINERS = ("with", "of", "in", "on", "for", "from", "by")
 """Words after the head noun of a type label ("church with a timber roof")."""
 INCH_CM = 2.54
@@ -155,7 +156,9 @@ class Executor:
         self.values = GraphValues(store, self.ontology)
         self._present: dict[str, bool] = {}
         self._left_out = 0
+        self._notes: list[str] = []
         self._holders: frozenset[str] | None = None
+        self._materials: dict[int, str] | None = None
         self._type_words: dict[int, frozenset[str]] = {}
         self._type_labels: dict[int, tuple[str, ...]] = {}
         self._has_type = self.lexicon.get("has-type")
@@ -230,10 +233,12 @@ class Executor:
     # -- execution -------------------------------------------------------------------------
     def _run(self, plan: ExactPlan) -> ExactResult:
         self._left_out = 0
+        self._notes = []
         members = self._resolve(plan, 0, {})
         items = [self._item(node, evidence) for node, evidence in members.items()]
         items.sort(key=lambda it: (fold_name(it.label), it.uri))
-        result = ExactResult(plan, items, len(items), notes=list(plan.notes),
+        result = ExactResult(plan, items, len(items),
+                             notes=list(dict.fromkeys([*plan.notes, *self._notes])),
                              left_out=self._left_out)
         if plan.operation in {"value", "describe"} and plan.attributes:
             for name in plan.attributes:
@@ -291,6 +296,21 @@ class Executor:
             nodes = np.intersect1d(nodes, np.unique(walk.node))
         return nodes
 
+    def _materials_named(self, anchor: Anchor) -> list[int]:
+        """Materials of the graph whose names contain the anchor's as a word ("bronze":
+        "Bronze and Wood", "Bronze, Granite base"): a material statement names several."""
+        if self._materials is None:
+            relation = self.lexicon[MATERIAL_RELATION]
+            walk = self.walker.walk(relation, self.members_of_category("Thing"))
+            nodes = np.unique(walk.node)
+            self._materials = {int(n): f" {fold_name(self.label(int(n)))} " for n in nodes}
+        word = f" {fold_name(anchor.text)} "
+        found = sorted(n for n, label in self._materials.items() if word in label)
+        if len(found) > 1:
+            self._notes.append(f"“{anchor.text}” read as the {len(found)} materials whose "
+                               f"names contain it")
+        return found
+
     def _anchor_ids(self, anchor: Anchor) -> list[int]:
         return [n for n in (self.node_id(u) for u in anchor.nodes) if n is not None]
 
@@ -299,6 +319,8 @@ class Executor:
         relation = self.lexicon[link.relation]
         if isinstance(link.target, Anchor):
             targets: Members = {n: [] for n in self._anchor_ids(link.target)}
+            if relation.id == MATERIAL_RELATION and link.target.category == "Concept":
+                targets.update({n: [] for n in self._materials_named(link.target)})
         else:
             targets = self._resolve(plan, link.target, skip)
         if not targets:
@@ -412,7 +434,11 @@ class Executor:
                    if k and n not in excluded}
         if var.types:
             self._load_type_text(n for n in members if n not in self._type_labels)
-            members = {n: ev for n, ev in members.items() if self._typed(n, var.types)}
+            if any(self._type_labels.get(n) for n in members):
+                members = {n: ev for n, ev in members.items() if self._typed(n, var.types)}
+            elif members:  # "which country…" where places carry no type: not checked
+                self._notes.append(f"no {var.noun or 'member'} has a type recorded, so "
+                                   f"“{'/'.join(var.types)}” is not checked")
         for condition in var.filters:
             if condition.through is None or not any(
                     link.relation == condition.through for link in var.links):
@@ -462,7 +488,7 @@ class Executor:
                     continue
             if wanted is not None:
                 text = fold_name(self.values.text(value) or self.label(value))
-                if f" {wanted} " not in f" {text} ":
+                if not mentions(text, wanted):
                     continue
             kept[member] = members[member] + witness
         return kept
@@ -646,6 +672,19 @@ def within(span: tuple[int, int], period: tuple[int, int]) -> bool:
     if high - low >= LONG_PERIOD:
         return low <= span[0] <= high
     return span[0] >= low and span[1] <= high
+
+
+def mentions(text: str, name: str) -> bool:
+    """Whether a folded text names a folded name: its words in order, others between
+    ("dr roland and florence lamb" names "roland lamb").
+
+    >>> mentions("gift of dr roland and florence lamb", "roland lamb"), mentions("x", "y")
+    (True, False)
+    """
+    if f" {name} " in f" {text} ":
+        return True
+    words = iter(text.split())
+    return all(any(w == part for w in words) for part in name.split())
 
 
 def _years_text(span: tuple[int, int] | None) -> str:

@@ -125,6 +125,9 @@ department, both "Paris"): a name that links to several such nodes takes them to
 ACQUISITION_VERBS = word_set("acquired acquire acquires bought buy purchased purchase "
                              "accessioned received obtained")
 """Verbs that ask about the acquisition itself, not only about holding a work."""
+NAME_NOUNS = word_set("family foundation estate trust fund company society")
+"""Nouns that end the name of a donor ("the Hopkins family")."""
+HONORIFICS = word_set("mr mrs ms miss dr sir lady lord rev mme mlle")
 MIN_FIXED_WORD = 6
 """Shorter unknown words are not corrected into question words ("apart" is not "part")."""
 TITLE_JOINERS = word_set("with a an the of and in on at to for from")
@@ -175,6 +178,7 @@ campaign campaigns"""), "Event"),
 subject subjects theme themes concept concepts material materials medium media
 technique techniques"""), "Concept"),
 }
+CLASS_NOUNS.update(dict.fromkeys(word_set("family families dynasty"), "Actor"))
 """Nouns naming what a variable holds; the graph's own type labels add more."""
 THING_TYPE_WORDS = word_set("""
 painting drawing print photograph photo sculpture statue bust watercolour watercolor
@@ -500,6 +504,11 @@ class RulePlanner:
         for el in elements:
             if el.kind == "word" and _ORDINAL_RE.fullmatch(el.word):
                 continue  # "the 18th, 19th and 20th centuries": read with the time
+            if el.kind == "word" and el.word in NAME_NOUNS and out and out[-1].kind == "run":
+                last = out[-1]  # "the Hopkins family", "the Smith Foundation"
+                out[-1] = _El("run", [*last.words, el.word], f"{last.text} {el.text}",
+                              possessive=el.possessive)
+                continue
             if el.kind == "word" and el.word in NAME_SUFFIXES and el.word != "the":
                 named = [e for e in out[-2:] if e.kind in {"mention", "run"}]
                 if named and (out[-1].kind in {"mention", "run"} or out[-1].word == "the"):
@@ -511,6 +520,12 @@ class RulePlanner:
                 if fixed is not None:
                     out.append(_El("word", [fixed], el.text, possessive=el.possessive))
                     continue
+                if len(out) > 1 and out[-1].word == "and" and out[-2].kind == "run" and \
+                        set(out[-2].words) <= HONORIFICS:  # "mr. and mrs. Austin Smithers"
+                    out.pop()
+                    first = out[-1]
+                    out[-1] = _El("run", [*first.words, "and"], f"{first.text} and",
+                                  possessive=False)
                 if out and out[-1].kind == "run" and not out[-1].possessive:
                     last = out[-1]
                     out[-1] = _El("run", [*last.words, el.word], f"{last.text} {el.text}",
@@ -580,27 +595,35 @@ class _Builder:
         return found
 
     def _relation(self, cue_words: Sequence[str], left: str | None, right: str | None,
-                  default: bool = True) -> tuple[Relation, bool] | None:
+                  default: bool = True,
+                  anchor: Anchor | None = None) -> tuple[Relation, bool] | None:
         """The relation cue words name between categories ``left`` and ``right``:
-        (relation, inverse) where inverse means right —relation→ left."""
+        (relation, inverse) where inverse means right —relation→ left. Between several
+        that fit, with ``anchor`` on the right, the first through which the graph links
+        something ("bronze sculptures": made of bronze, not typed or depicting it)."""
         candidates = self._cued(cue_words, left)
         if default:
             candidates += [r for r in self._defaults(left, right) if r not in candidates]
+        fitting: list[tuple[Relation, bool]] = []
         for relation in candidates:
             if relation.value == "time" or relation.range in {"Text", "Dimension"}:
                 continue
             if _fits(relation.domain, left) and _fits(relation.range, right):
-                return relation, False
-            if _fits(relation.domain, right) and _fits(relation.range, left):
-                return relation, True
-        return None
+                fitting.append((relation, False))
+            elif _fits(relation.domain, right) and _fits(relation.range, left):
+                fitting.append((relation, True))
+        if len(fitting) > 1 and anchor is not None and self.p.trial is not None:
+            candidate = Candidate(anchor.node, anchor.label, anchor.category, 1.0, anchor.how)
+            useful = [f for f in fitting if self.p.trial(f[0].id, left, f[1], candidate)]
+            fitting = useful or fitting
+        return fitting[0] if fitting else None
 
     def _defaults(self, left: str | None, right: str | None) -> list[Relation]:
         """Relations between two categories when no word names one ("Whistler etchings")."""
         pairs = {("Thing", "Actor"): ["created-by"], ("Thing", "Place"): ["depicts", "located-in"],
                  ("Actor", "Actor"): ["member-of"], ("Event", "Actor"): ["carried-out-by"],
                  ("Event", "Place"): ["took-place-at"], ("Place", "Place"): ["place-within"],
-                 ("Thing", "Concept"): ["has-type", "depicts"], ("Thing", "Thing"): ["part-of"],
+                 ("Thing", "Concept"): ["made-of", "has-type", "depicts"], ("Thing", "Thing"): ["part-of"],
                  ("Actor", "Place"): ["birth-place", "residence"]}
         ids = pairs.get((left or "", right or ""), []) + pairs.get((right or "", left or ""), [])
         return [self.p.lexicon[i] for i in ids if i in self.p.lexicon]
@@ -754,7 +777,8 @@ class _Builder:
                         or last or after in {"of", "for"} or before[-1] in IMPERATIVE:
                     return True
         # "what is X made of / with": a statement or material named by a verb phrase
-        return bool(words) and words[0] == "what" and any(
+        lead = [w for w in words[:3] if w not in {"and", "so", "then", "also"}]
+        return bool(lead) and lead[0] == "what" and any(
             r.value == "text" or r.id in ATTRIBUTE_RELATIONS
             for i in range(len(words) - 1)
             for r in self.p.relations_for(f"{words[i]} {words[i + 1]}"))
@@ -1060,23 +1084,24 @@ class _Builder:
         found = None
         if verbs:  # the verb decides ("acquired by" is not "made by")
             found = self.p_relation(verbs + [" ".join(words)], left.category, right.category,
-                                    default=False)
+                                    default=False, anchor=right.anchor)
         if found is None:
             found = self.p_relation(words, left.category, right.category,
-                                    default=not verbs or not self._verb_relations(verbs))
+                                    default=not verbs or not self._verb_relations(verbs),
+                                    anchor=right.anchor)
         return found
 
     def _verb_relations(self, verbs: Sequence[str]) -> bool:
         return any(self.p.relations_for(v) for v in verbs)
 
     def p_relation(self, words: Sequence[str], left: str | None, right: str | None,
-                   default: bool) -> tuple[Relation, bool] | None:
+                   default: bool, anchor: Anchor | None = None) -> tuple[Relation, bool] | None:
         words = list(words)
         if "of" in words and left == "Thing" and right == "Actor" and not any(
                 w in {"portrait", "portraits", "picture", "pictures", "image", "images",
                       "view", "views", "depiction", "depictions"} for w in self.verbs):
             words = [w for w in words if w != "of"] + ["by"]
-        return self._relation(words, left, right, default)
+        return self._relation(words, left, right, default, anchor)
 
     def _hints(self, relation: Relation, cue: Sequence[str]) -> tuple[str, ...]:
         found: list[str] = []
@@ -1108,11 +1133,32 @@ class _Builder:
         anchor = self._anchor(el, expected if "Any" not in expected else None, relation.id,
                               inverse, current.category)
         if anchor is None:
+            self._statement_instead(el, current, options, cue)
             return None
         probe = _Slot(anchor.category, anchor=anchor)
         if not self._link(current, probe, cue):
             current.links.append((relation.id, probe, inverse, self._hints(relation, cue)))
         return probe
+
+    def _statement_instead(self, el: _El, current: _Slot,
+                           options: Sequence[tuple[str, Relation, bool]],
+                           cue: Sequence[str]) -> None:
+        """A name no node bears, after a verb of a relation that reads a statement when
+        nodes are missing: "works given by Dr. Roland Lamb" are those whose credit line
+        names him (but "works by Gainsborough" stays not found)."""
+        fallback = next((r.fallback for _, r, inverse in options if r.fallback and not inverse
+                         and _fits(r.domain, current.category)
+                         and any(w in r.verbs for w in cue)), None)
+        if fallback is None or not self.missing or self.missing[-1].text != el.text or \
+                el.kind != "run":
+            return
+        self.missing.pop()
+        words = fold_name(el.text).split()
+        while len(words) > 1 and (words[0] in HONORIFICS or words[0] in {"the", "and"}):
+            words.pop(0)  # "Dr. Roland Lamb": credit lines may name him without the title
+        current.filters.append(ValueFilter(fallback, contains=" ".join(words)))
+        self.notes.append(f"“{el.text}” is no name of this graph; read in the "
+                          f"{self.p.lexicon[fallback].label}")
 
     def _expected(self, current: _Slot, cue: Sequence[str]) -> list[tuple[str, Relation, bool]]:
         """(category, relation, inverse) of what may follow ``current`` after ``cue``."""
@@ -1193,6 +1239,9 @@ class _Builder:
         if relation.value in {"time", "text", "dimension"}:
             return phrase in relation.nouns or wh in {"when", "whose"} or (
                 relation.value == "text" and phrase in relation.verbs and wh == "what")
+        if wh == "what" and " " in phrase and phrase in relation.verbs and \
+                relation.id in ATTRIBUTE_RELATIONS:  # "what is X made of"
+            return True
         return phrase in relation.nouns and relation.id in {
             "nationality", "has-type", "made-of", "technique", "located-in", "birth-place",
             "death-place", "creation-place", "residence", "took-place-at", "member-of",

@@ -187,10 +187,10 @@ def render(result: ExactResult, executor: Executor, limit: int = MAX_LISTED) -> 
     if plan.operation == "value":
         lines = []
         for item in result.items[:limit]:
-            for relation in plan.attributes:
-                values = [v for v in item.values if v.relation == relation]
-                if values or relation == plan.attributes[0]:
-                    lines.append(_value_sentence(item, relation, values, lexicon))
+            found = {r: [v for v in item.values if v.relation == r] for r in plan.attributes}
+            shown = [r for r in plan.attributes if found[r]] or list(plan.attributes[:1])
+            for relation in shown:  # a family (medium: statement, materials): what is there
+                lines.append(_value_sentence(item, relation, found[relation], lexicon))
         if var.anchor is None and result.items:
             what = constraint_phrase(var, plan)
             lines.insert(0, f"{_capital(noun_phrase(var, len(result.items)))} {what}: "
