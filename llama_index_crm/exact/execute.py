@@ -50,6 +50,11 @@ group groups nationality nationalities organisation organisations organization
 organizations institution institutions""")
 NOT_RECORDED = "(not recorded)"
 MATERIAL_RELATION = "made-of"
+DIMENSION_STATEMENT = "dimensions-statement"
+TITLE_RELATION = "title"
+DOMINANT_SHARE = 0.8
+"""A type shared by this share of the members (a collection code on every object) does not
+tell them apart: grouping by type leaves it out when other types exist."""
 TYPE_HEAD_JOINERS = ("with", "of", "in", "on", "for", "from", "by")
 """Words after the head noun of a type label ("church with a timber roof")."""
 INCH_CM = 2.54
@@ -123,6 +128,7 @@ class ExactResult:
         missing_relations: relations of the plan the graph holds no triple for.
         notes: how the question was read where it was not literal.
         left_out: members the question asked to leave out ("aside from X").
+        ranked: members a superlative could rank (with a date, a size…).
     """
 
     plan: ExactPlan
@@ -132,6 +138,7 @@ class ExactResult:
     missing_relations: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     left_out: int = 0
+    ranked: int | None = None
 
 
 Members = dict[int, list[TripleIds]]
@@ -476,6 +483,9 @@ class Executor:
         walk = self.walker.walk(relation, ids)
         kept: Members = {}
         wanted = fold_name(condition.contains) if condition.contains else None
+        if wanted is not None and relation.id == TITLE_RELATION:  # its own name counts too
+            kept = {n: ev for n, ev in members.items()
+                    if mentions(fold_name(self.label(n)), wanted)}
         for row, witness in zip(range(len(walk)), walk.witnesses(range(len(walk))),
                                 strict=True):
             member = int(ids[walk.start[row]])
@@ -571,8 +581,12 @@ class Executor:
             if not any(v.relation == name for it in items for v in it.values):
                 self._attach(items, relation, plan.hints)
             scores = {it.node: _measure(it, relation, plan.descending, measure) for it in items}
+            if relation.value == "dimension" and not any(v is not None for v in
+                                                         scores.values()):
+                scores = self._statement_sizes(items, measure)  # only "12 x 18 in." texts
             ranked = [it for it in items if scores[it.node] is not None]
             key = [scores[it.node] or 0.0 for it in ranked]
+        result.ranked = len(ranked)
         if not ranked:
             result.items = []
             return
@@ -585,6 +599,34 @@ class Executor:
         for name in plan.attributes:  # what else the question asks of the winners
             if name != ranked_by and name in self.lexicon:
                 self._attach(result.items, self.lexicon[name], plan.hints)
+
+    def _statement_sizes(self, items: list[Item],
+                         measure: str) -> dict[int, float | None]:
+        """Sizes read from dimension statements ("image: 12 × 18 in. (30.5 × 45.7 cm)"):
+        height first, width second, centimetres preferred; values attached."""
+        statement = self.lexicon.get(DIMENSION_STATEMENT)
+        scores: dict[int, float | None] = {it.node: None for it in items}
+        if statement is None:
+            return scores
+        self._attach(items, statement, ())
+        texts: dict[int, list[str]] = {it.node: [v.text for v in it.values
+                                                 if v.relation == DIMENSION_STATEMENT]
+                                       for it in items}
+        if not any(texts.values()):  # statements not typed as dimensions: read them all
+            ids = np.asarray([it.node for it in items], dtype=np.int64)
+            walk = self.engine.walk(ids, self.walker.compiled(statement))
+            for start, node in zip(walk.start.tolist(), walk.node.tolist(), strict=True):
+                texts[int(ids[start])].append(self.values.text(int(node)) or "")
+        for item in items:
+            sizes = [size for size in map(statement_size, texts[item.node]) if size]
+            if not sizes:
+                continue
+            height, width = sizes[0]
+            scores[item.node] = height if measure == "height" else (
+                width if measure in {"width", "length"} else height * width)
+        if any(v is not None for v in scores.values()):
+            self._notes.append("sizes read from the dimension statements")
+        return scores
 
     def _count_linked(self, plan: ExactPlan, items: list[Item]) -> None:
         """For each member of variable 0, the members of variable 1 linked to it."""
@@ -624,6 +666,12 @@ class Executor:
             keys = {_group_key(v, unit) for v in found.get(item.node, [])} - {None}
             for key in keys or {NOT_RECORDED}:
                 groups.setdefault(str(key), []).append(item)
+        if name == "has-type" and len(groups) > 1:
+            dominant = [k for k, v in groups.items() if len(v) >= DOMINANT_SHARE * len(items)]
+            if len(dominant) < len(groups):
+                for key in dominant:
+                    del groups[key]
+                    self._notes.append(f"“{key}”, shared by nearly all, is left out")
         ordered = sorted(groups.items(), key=lambda kv: (
             (kv[0] == NOT_RECORDED, kv[0]) if unit else (-len(kv[1]), kv[0])))
         return [Group(k, v) for k, v in ordered]
@@ -672,6 +720,32 @@ def within(span: tuple[int, int], period: tuple[int, int]) -> bool:
     if high - low >= LONG_PERIOD:
         return low <= span[0] <= high
     return span[0] >= low and span[1] <= high
+
+
+CONTAINER_WORDS = ("frame", "mount", "mat ", "case", "base", "pedestal", "crate")
+"""Lines of a dimension statement that measure what holds the work, not the work."""
+_SIZE_RE = re.compile(r"(\d+(?:\.\d+)?)\s*[x×]\s*(\d+(?:\.\d+)?)(?:\s*[x×]\s*\d+(?:\.\d+)?)?"
+                      r"\s*(cm|in)\b", re.I)
+
+
+def statement_size(text: str) -> tuple[float, float] | None:
+    """(height, width) in centimetres from a dimension statement: of the work itself
+    (its "image" or "sheet" line before a "frame" or "mount" line), in centimetres where
+    given.
+
+    >>> statement_size("frame: 43 x 43 in.\\nimage: 12 x 18 in. (30.5 x 45.7 cm)")
+    (30.5, 45.7)
+    >>> statement_size("10 × 20 in.")
+    (25.4, 50.8)
+    """
+    lines = text.splitlines() or [text]
+    lines.sort(key=lambda line: any(w in line.lower() for w in CONTAINER_WORDS))
+    for line in lines:
+        found = [(float(a), float(b), unit.lower()) for a, b, unit in _SIZE_RE.findall(line)]
+        for height, width, unit in sorted(found, key=lambda f: f[2] != "cm"):
+            factor = 1.0 if unit == "cm" else INCH_CM
+            return round(height * factor, 2), round(width * factor, 2)
+    return None
 
 
 def mentions(text: str, name: str) -> bool:

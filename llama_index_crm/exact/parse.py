@@ -110,7 +110,8 @@ SUPERLATIVE_PHRASES: dict[str, tuple[str, bool]] = {
     "most frequent": ("count", True), "most popular": ("count", True),
     "most prolific": ("count", True), "most represented": ("count", True),
     "least represented": ("count", False), "commonest": ("count", True),
-    "top": ("count", True), "most works": ("count", True), "fewest works": ("count", False)}
+    "top": ("count", True), "most works": ("count", True), "fewest works": ("count", False),
+    "most often": ("count", True), "most frequently": ("count", True)}
 """Phrases that rank (checked before single superlative words)."""
 ACQUISITION_NOUNS = word_set("acquisition acquisitions purchase purchases accession "
                              "accessions gift gifts")
@@ -127,6 +128,11 @@ ACQUISITION_VERBS = word_set("acquired acquire acquires bought buy purchased pur
 """Verbs that ask about the acquisition itself, not only about holding a work."""
 NAME_NOUNS = word_set("family foundation estate trust fund company society")
 """Nouns that end the name of a donor ("the Hopkins family")."""
+TITLE_RELATION = "title"
+GROUPABLE = frozenset({"credit-line", "has-type", "made-of", "medium-statement", "nationality",
+                       "technique"})
+"""Attributes whose values a ranking may group by ("which credit line appears most")."""
+TITLE_VERBS = word_set("titled entitled called named")
 HONORIFICS = word_set("mr mrs ms miss dr sir lady lord rev mme mlle")
 MIN_FIXED_WORD = 6
 """Shorter unknown words are not corrected into question words ("apart" is not "part")."""
@@ -148,7 +154,7 @@ by of in at from about with on for within near into to during under""")
 RANKING_WORDS = word_set("""
 centuries decades top prolific represented common commonest frequent popular break down
 breakdown split distribution grouped area height width x by second third fourth fifth
-ranking rank ranked biggest""")
+ranking rank ranked biggest often frequently appears appear occurs occur""")
 """Words of rankings and break-downs ("top 3", "break down by century")."""
 DESCRIBE_WORDS = word_set("info information details detail describe description tell know "
                           "learn hear more something everything")
@@ -566,6 +572,7 @@ class _Builder:
         self.text = text
         self.els = elements
         self.time = time
+        self.periods = sum(1 for e in elements if e.kind == "time")
         self.described = described
         self.missing: list[Missing] = []
         self.ambiguous: list[Unresolved] = []
@@ -623,7 +630,8 @@ class _Builder:
         pairs = {("Thing", "Actor"): ["created-by"], ("Thing", "Place"): ["depicts", "located-in"],
                  ("Actor", "Actor"): ["member-of"], ("Event", "Actor"): ["carried-out-by"],
                  ("Event", "Place"): ["took-place-at"], ("Place", "Place"): ["place-within"],
-                 ("Thing", "Concept"): ["made-of", "has-type", "depicts"], ("Thing", "Thing"): ["part-of"],
+                 ("Thing", "Concept"): ["made-of", "has-type", "depicts"],
+                 ("Thing", "Thing"): ["part-of"],
                  ("Actor", "Place"): ["birth-place", "residence"]}
         ids = pairs.get((left or "", right or ""), []) + pairs.get((right or "", left or ""), [])
         return [self.p.lexicon[i] for i in ids if i in self.p.lexicon]
@@ -637,10 +645,15 @@ class _Builder:
                 words[first + 1] in {"many", "much"}:
             wh = "how many"
         excluded = self._take_exclusions()
+        titled = self._take_title_words()
         if self._yes_no():
             return self._yes_no_plan()
         operation, order, limit, group = self._operation(wh)
         head, rest = self._head(wh, operation)
+        if head is None and titled is not None:
+            head = _Slot("Thing", "works")
+        if head is not None and titled is not None:
+            head.filters.append(ValueFilter(TITLE_RELATION, contains=titled))
         if head is None and operation in {"list", "count", "superlative", "group"} and \
                 wh in {None, "what", "which", "whatever", "how many"} and (
                     operation in {"superlative", "group"} or any(
@@ -672,7 +685,7 @@ class _Builder:
             if counted is None:
                 return self._done(None, "nothing counted")
             slots.append(counted)
-        self._time(head, slots)
+        self._time(head, slots, grouped=group is not None)
         if order is not None:
             return self._superlative(head, slots, order, limit, counted)
         if group is not None:
@@ -791,6 +804,13 @@ class _Builder:
         for i, w in enumerate(words):
             if w in GROUP_UNITS and (i == 0 or words[i - 1] in WH | {"the"}):
                 return w
+        for i, w in enumerate(words[:-1]):  # "which credit line appears most often"
+            if w in {"which", "what"}:
+                for n in (3, 2, 1):
+                    noun = " ".join(words[i + 1:i + 1 + n])
+                    if any(noun in r.nouns and r.value in {"text", "node"} and
+                           r.id in GROUPABLE for r in self.p.relations_for(noun)):
+                        return noun
         for phrase in ("most common", "commonest", "most frequent", "most popular"):
             if self._has(phrase):
                 start = " ".join(words).index(phrase) + len(phrase)
@@ -1023,6 +1043,32 @@ class _Builder:
         return not named and any(e.kind == "word" and e.word in {"he", "she", "him", "it",
                                                                   "they", "them"}
                                  for e in self.els)
+
+    def _take_title_words(self) -> str | None:
+        """"with grizzly in the title", "titled Dawn", "called …": words a name must
+        contain (taken out of the elements; returned folded)."""
+        els = self.els
+        for i, el in enumerate(els):
+            if el.kind != "word":
+                continue
+            if el.word in TITLE_VERBS and i + 1 < len(els) and els[i + 1].kind != "word":
+                found = els[i + 1].text
+                self._drop(i, i + 2)
+                return fold_name(found)
+            if el.word in {"title", "titles", "name", "names"} and i >= 3 and \
+                    els[i - 2].word == "in" and els[i - 1].word in {"the", "their", "its", "a"}:
+                start = i - 3
+                while start > 0 and els[start - 1].kind != "word":
+                    start -= 1
+                words = [e.text for e in els[start:i - 2]]
+                if words and all(e.kind != "word" or e.word not in WH for e in els[start:i - 2]):
+                    self._drop(start, i + 1)
+                    return fold_name(" ".join(words))
+        return None
+
+    def _drop(self, start: int, end: int) -> None:
+        self.els = self.els[:start] + self.els[end:]
+        self.words = [e.word for e in self.els]
 
     def _take_exclusions(self) -> list[_El]:
         """Remove "aside from X", "other than X", "except X"… from the elements; the
@@ -1303,9 +1349,10 @@ class _Builder:
                           hints=hints)
         return self._done(plan)
 
-    def _time(self, head: _Slot, slots: list[_Slot]) -> None:
-        """The time expression, as a filter on the relation of the verb before it."""
-        if self.time is None:
+    def _time(self, head: _Slot, slots: list[_Slot], grouped: bool = False) -> None:
+        """The time expression, as a filter on the relation of the verb before it (not
+        when the question lists periods to break a count down by)."""
+        if self.time is None or (grouped and self.periods > 1):
             return
         condition, _ = self.time
         idx = self.words.index(TIME) if TIME in self.words else len(self.words)

@@ -292,6 +292,12 @@ def _empty(result: ExactResult, executor: Executor) -> str:
 def _superlative(result: ExactResult, executor: Executor) -> str:
     plan = result.plan
     var = plan.variables[0]
+    if not result.items and result.total:
+        ranked_by = (plan.order_by or "count").split(":")[0]
+        what = executor.lexicon[ranked_by].label if ranked_by in executor.lexicon else \
+            "linked member"
+        return (f"None of the {result.total} {noun_phrase(var, result.total)} has a {what} "
+                f"recorded in this graph, so none can be ranked.")
     if not result.items:
         return _empty(result, executor)
     noun = noun_phrase(var, len(result.items))
@@ -313,7 +319,8 @@ def _superlative(result: ExactResult, executor: Executor) -> str:
     parts = []
     for item in result.items:
         values = [v for v in item.values if v.relation == relation and (
-            not measure or v.text.lower().startswith(measure))]
+            not measure or v.text.lower().startswith(measure))] or [
+            v for v in item.values if v.relation == "dimensions-statement"]
         dated = [v for v in values if v.years]
         if relation != "dimension" and dated:  # the date it was ranked by
             pick = max if plan.descending else min
