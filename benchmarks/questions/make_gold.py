@@ -9,6 +9,10 @@ usage (from /work/main):
   options: --data ZIP (default ../shared/datasets/ycba/ycba_data.n3.zip), FILE ... (default: the
   three ycba_*.jsonl beside this script)
 
+make_gold_nmwa.py imports this module and runs the same derivation on the NMWA graph: what differs
+between graphs (data path, default files, anchor IRIs, museum names in credit lines, and a few
+extra rules) is a `Dataset`; `YCBA` below is this script's.
+
 Only dependency: pyoxigraph.
 
 How a gold is derived from the result rows of `sparql` (one rule set for every file, also the
@@ -52,6 +56,7 @@ import sys
 import unicodedata
 import zipfile
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 import pyoxigraph as ox
@@ -73,8 +78,8 @@ SKOS_PREF = "http://www.w3.org/2004/02/skos/core#prefLabel"
 RDF_VALUE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#value"
 CRM = "http://www.cidoc-crm.org/cidoc-crm/"
 DISPLAY_NAME = "http://vocab.getty.edu/aat/300404670"
-ANCHOR_RE = re.compile(
-    r"<(http://collection\.britishart\.yale\.edu/id/(?:object|person-institution)/\d+)>")
+ANCHOR_IRI = r"http://collection\.britishart\.yale\.edu/id/(?:object|person-institution)/\d+"
+ANCHOR_RE = re.compile(rf"<({ANCHOR_IRI})>")
 MUSEUM = "Yale Center for British Art"
 
 T = TypeVar("T")
@@ -82,6 +87,26 @@ T = TypeVar("T")
 Question = dict[str, Any]
 # RDF terms that have a `.value` (pyoxigraph types quad objects as these or an RDF-star Triple)
 ValueTerm = ox.NamedNode | ox.BlankNode | ox.Literal
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """What the derivation needs to know about one graph; the rules themselves are shared."""
+    data: str                    # default --data (zipped N-Triples)
+    files: tuple[str, ...]       # default question files
+    anchor_re: re.Pattern[str]   # group 1: the anchor IRI that heads gold_uris
+    museums: tuple[str, ...]     # leading museum names removed from credit lines, in this order
+    # removes a trailing museum name from a credit line (None: no such rule)
+    trailing_museum_re: re.Pattern[str] | None = None
+    # templates whose actor column only leads to the answer: gold URI, no label
+    path_actor_templates: frozenset[str] = frozenset({"creator_nationality"})
+    # a `place` column is an answer entity (labelled by the first comma-separated part);
+    # otherwise it is a helper column and ignored
+    place_column: bool = False
+
+
+YCBA = Dataset(data=DEFAULT_DATA, files=tuple(DEFAULT_FILES), anchor_re=ANCHOR_RE,
+               museums=(MUSEUM,))
 
 
 def load_store(path: str) -> ox.Store:
@@ -149,10 +174,13 @@ def year_of(v: object) -> str | None:
     return m.group(0) if m else None
 
 
-def credit_of(v: object) -> str:
+def credit_of(v: object, ds: Dataset = YCBA) -> str:
     s = collapse(v)
-    if s.startswith(MUSEUM):
-        s = s[len(MUSEUM):].lstrip(",; ")
+    for museum in ds.museums:
+        if s.startswith(museum):
+            s = s[len(museum):].lstrip(",; ")
+    if ds.trailing_museum_re is not None:
+        s = ds.trailing_museum_re.sub("", s)
     for pre in ("Gift of ", "Bequest of "):
         if s.startswith(pre):
             s = s[len(pre):]
@@ -183,8 +211,8 @@ def uniq(seq: Iterable[T | None]) -> list[T]:
     return out
 
 
-def derive(q: Question, store: ox.Store,
-           lab: Labeler) -> tuple[list[str], list[str], int | None]:
+def derive(q: Question, store: ox.Store, lab: Labeler,
+           ds: Dataset = YCBA) -> tuple[list[str], list[str], int | None]:
     """Return (gold_uris, answer_labels, gold_count) computed from q['sparql']."""
     names, rows = run(store, q["sparql"])
     expect = q.get("expect", "answered")
@@ -194,12 +222,12 @@ def derive(q: Question, store: ox.Store,
         return [], [], None
     tpl, typ = q["template"], q["type"]
     ordered = re.search(r"\bORDER\s+BY\b", q["sparql"], re.I) is not None
-    m = ANCHOR_RE.search(q["sparql"])
+    m = ds.anchor_re.search(q["sparql"])
     anchor = m.group(1) if m else None
     ents: list[str] = []
     labels: list[str | None] = []
     count: int | None = None
-    label_entities = tpl not in COUNT_TEMPLATES and tpl != "creator_nationality"
+    label_entities = tpl not in COUNT_TEMPLATES and tpl not in ds.path_actor_templates
     # about_object: gold is the object only, labels in column order (artist, year) as in the dev set
     entity_uris = tpl not in ABOUT_TEMPLATES
     if tpl in ABOUT_TEMPLATES:
@@ -214,6 +242,11 @@ def derive(q: Question, store: ox.Store,
                     ents.append(v)
                 if label_entities:
                     labels.append(lab.label(v))
+            elif n == "place" and ds.place_column:
+                if entity_uris:
+                    ents.append(v)
+                pl = lab.label(v)
+                labels.append(pl.split(",")[0].strip() if pl else None)
             elif n == "type":
                 labels.append(lab.type_label(v))
             elif n == "group":
@@ -221,7 +254,7 @@ def derive(q: Question, store: ox.Store,
             elif n in ("begin", "year"):
                 labels.append(year_of(v))
             elif n == "credit":
-                labels.append(credit_of(v))
+                labels.append(credit_of(v, ds))
             elif n == "medium":
                 labels.append(medium_of(v))
             elif n == "label":
@@ -283,11 +316,12 @@ def dump(q: Question) -> str:
     return json.dumps({k: q[k] for k in keys}, ensure_ascii=False)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__,
+def main(ds: Dataset = YCBA, description: str | None = __doc__) -> None:
+    """The command line (see the module docstring); `description` is the --help text."""
+    ap = argparse.ArgumentParser(description=description,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("files", nargs="*")
-    ap.add_argument("--data", default=DEFAULT_DATA)
+    ap.add_argument("--data", default=ds.data)
     g = ap.add_mutually_exclusive_group()
     g.add_argument("--check", action="store_true",
                    help="compare stored gold with the SPARQL gold (default)")
@@ -296,7 +330,7 @@ def main() -> None:
                     help="also check that the derivation reproduces the gold of this file "
                          "(the dev set)")
     args = ap.parse_args()
-    files = args.files or DEFAULT_FILES
+    files = args.files or list(ds.files)
     store = load_store(args.data)
     lab = Labeler(store)
     bad = 0
@@ -312,7 +346,7 @@ def main() -> None:
             labels: list[str] | None
             count: int | None
             try:
-                uris, labels, count = derive(q, store, lab)
+                uris, labels, count = derive(q, store, lab, ds)
             except Exception as e:  # noqa: BLE001 - report and go on
                 errs.append(f"sparql: {e}")
                 uris = labels = count = None
