@@ -21,7 +21,6 @@ cited triples.
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Sequence
 from typing import Any
 
@@ -35,7 +34,6 @@ from llama_index_crm.postprocessors.adjacency import (
     DEFAULT_MAX_INTERMEDIATE_DEGREE,
     PredicateWeights,
     selected_entities,
-    term_degrees,
 )
 from llama_index_crm.postprocessors.base import GraphPostprocessor
 from llama_index_crm.postprocessors.coherent import PlanProvider
@@ -56,8 +54,8 @@ __all__ = [
 
 DEFAULT_MAX_HOPS = 4
 """Longest path searched, in triples."""
-MAX_SETTLED = 20_000
-"""Nodes settled per anchor before the search gives up on the documents not yet reached."""
+MAX_STEPS_PER_HOP = 500_000
+"""Triples one hop may relax before the search stops widening (bounds a question's cost)."""
 PATHS_KEY = "fr_paths"
 """Metadata key of a source's paths (hidden from embeddings and the LLM)."""
 _CODE_NAME = "_"
@@ -75,7 +73,12 @@ def cheapest_paths(
     max_hops: int = DEFAULT_MAX_HOPS,
     max_degree: int = DEFAULT_MAX_INTERMEDIATE_DEGREE,
 ) -> dict[int, tuple[int, list[Step]]]:
-    """Dijkstra from ``start`` to the documents owning ``targets``.
+    """The cheapest paths of at most ``max_hops`` triples from ``start`` to the documents
+    owning ``targets``, searched a hop at a time over the whole frontier (vectorised).
+
+    A step costs ``2 − weight``; a node's best cost so far is kept, and each hop relaxes
+    every triple of the nodes whose cost improved in the hop before, so after ``max_hops``
+    hops every node holds its cheapest path of at most that many steps.
 
     Args:
         store: The graph.
@@ -89,40 +92,48 @@ def cheapest_paths(
         Document index → ``(first node of the path, its triples in walking order)``; the
         path of a document reached at a start node is empty.
     """
-    found: dict[int, tuple[int, list[Step]]] = {}
+    start = np.unique(np.asarray(start, dtype=np.int64))
+    cost: dict[int, float] = {int(n): 0.0 for n in start}
     parent: dict[int, tuple[int, Step]] = {}
-    heap = [(0.0, 0, int(node)) for node in start]
-    best = {int(node): 0.0 for node in start}
-    heapq.heapify(heap)
-    wanted = set(targets.values())
-    settled: set[int] = set()
-    while heap and len(found) < len(wanted) and len(settled) < MAX_SETTLED:
-        cost, hops, node = heapq.heappop(heap)
-        if node in settled:
+    frontier = start
+    for hop in range(max_hops):
+        if hop:
+            frontier = frontier[store.degrees(frontier) <= max_degree]
+        if not len(frontier):
+            break
+        owner, preds, others, forward = store.edges(frontier)
+        keep = ~weights.schema(preds) & ~store.is_literal[others]
+        owner, preds, others, forward = owner[keep], preds[keep], others[keep], forward[keep]
+        if len(preds) > MAX_STEPS_PER_HOP:
+            break  # the hop would sweep a large part of the graph
+        base = np.fromiter((cost[int(n)] for n in frontier[owner]), dtype=np.float64,
+                           count=len(owner))
+        totals = base + (2.0 - weights(preds).astype(np.float64))
+        order = np.lexsort((totals, others))
+        others, totals = others[order], totals[order]
+        first = np.ones(len(others), dtype=bool)
+        first[1:] = others[1:] != others[:-1]
+        improved = []
+        for i in np.flatnonzero(first).tolist():
+            node, total = int(others[i]), float(totals[i])
+            if total < cost.get(node, np.inf):
+                j = order[i]
+                src, p = int(frontier[owner[j]]), int(preds[j])
+                cost[node] = total
+                parent[node] = (src, (src, p, node) if forward[j] else (node, p, src))
+                improved.append(node)
+        frontier = np.asarray(improved, dtype=np.int64)
+    found: dict[int, tuple[int, list[Step]]] = {}
+    for node in sorted((n for n in cost if n in targets), key=lambda n: cost[n]):
+        doc = targets[node]
+        if doc in found:
             continue
-        settled.add(node)
-        doc = targets.get(node)
-        if doc is not None and doc not in found:
-            steps: list[Step] = []
-            at = node
-            while at in parent:
-                at, step = parent[at]
-                steps.append(step)
-            found[doc] = (at, steps[::-1])
-        if hops >= max_hops or (hops and term_degrees(store, np.array([node]))[0] > max_degree):
-            continue
-        for p_ids, n_ids, forward in ((*store.out_ids(node), True),
-                                      (*store.in_ids(node), False)):
-            keep = ~weights.schema(p_ids) & ~store.is_literal[n_ids]
-            costs = 2.0 - weights(p_ids)
-            for p, other, step_cost in zip(p_ids[keep].tolist(), n_ids[keep].tolist(),
-                                           costs[keep].tolist(), strict=True):
-                total = cost + step_cost
-                if other in settled or total >= best.get(other, np.inf):
-                    continue
-                best[other] = total
-                parent[other] = (node, (node, p, other) if forward else (other, p, node))
-                heapq.heappush(heap, (total, hops + 1, other))
+        steps: list[Step] = []
+        at = node
+        while at in parent:
+            at, step = parent[at]
+            steps.append(step)
+        found[doc] = (at, steps[::-1])
     return found
 
 

@@ -297,6 +297,28 @@ class TripleStore:
         start, end = self._in_offsets[term_id], self._in_offsets[term_id + 1]
         return self._in_p[start:end], self._in_s[start:end]
 
+    def edges(self, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Every triple touching ``nodes``, vectorised: ``(index into nodes, predicate id,
+        the other end, forward)``; ``forward`` is True where the node is the subject."""
+        nodes = np.asarray(nodes, dtype=np.int64)
+        parts = []
+        for offsets, preds, others, forward in ((self._out_offsets, self.p_ids, self.o_ids, True),
+                                                (self._in_offsets, self._in_p, self._in_s, False)):
+            starts, ends = offsets[nodes], offsets[nodes + 1]
+            sizes = (ends - starts).astype(np.int64)
+            owner = np.repeat(np.arange(len(nodes), dtype=np.int64), sizes)
+            first = np.cumsum(sizes) - sizes
+            pos = np.arange(int(sizes.sum()), dtype=np.int64) - np.repeat(first - starts, sizes)
+            parts.append((owner, preds[pos].astype(np.int64), others[pos].astype(np.int64),
+                          np.full(len(pos), forward)))
+        return tuple(np.concatenate(x) for x in zip(*parts, strict=True))  # type: ignore[return-value]
+
+    def degrees(self, nodes: np.ndarray) -> np.ndarray:
+        """Triples per node (as subject plus as object), vectorised."""
+        nodes = np.asarray(nodes, dtype=np.int64)
+        return (self._out_offsets[nodes + 1] - self._out_offsets[nodes]
+                + self._in_offsets[nodes + 1] - self._in_offsets[nodes])
+
     def neighbour_ids(self, term_id: int) -> np.ndarray:
         """Sorted distinct ids of the nodes linked to ``term_id`` either way (no literals)."""
         ids = np.unique(np.concatenate([self.out_ids(term_id)[1], self.in_ids(term_id)[1]]))
