@@ -4,6 +4,9 @@ the equivalent SPARQL (run through a real ``oxigraph serve``), follow-ups, exclu
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
+import sys
 import urllib.parse
 import urllib.request
 from collections.abc import Callable
@@ -209,3 +212,34 @@ def test_ycba_sample_links_a_surname_and_a_decade_in_words(tmp_path: Path) -> No
     answer = exact.answer("how many works by west")
     assert answer.status == "answered" and (answer.count or 0) > 0
     assert "reading “west” as Benjamin West" in answer.text
+
+
+# ----------------------------------------------------------------------------- relation table
+RELATIONS_SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "build_relations.py"
+
+
+def _run_relations_script(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(RELATIONS_SCRIPT), *args],
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_committed_relation_table_is_what_the_script_writes() -> None:
+    run = _run_relations_script("--check")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "up to date" in run.stdout
+
+
+def test_relation_table_rejects_a_property_the_ontology_lacks(tmp_path: Path) -> None:
+    config = Path(__file__).resolve().parents[1] / "config"
+    copy = tmp_path / "config"
+    shutil.copytree(config, copy)
+    words_file = copy / "exact" / "everyday_words.json"
+    words = json.loads(words_file.read_text(encoding="utf-8"))
+    words["relations"].append({"id": "bogus", "label": "bogus", "domain": "Thing",
+                               "paths": [[{"property": "P999_was_dreamt_by"}]]})
+    words_file.write_text(json.dumps(words), encoding="utf-8")
+    before = (copy / "exact" / "relations.json").read_bytes()
+    run = _run_relations_script("--config", str(copy))
+    assert run.returncode == 1
+    assert "bogus: unknown property P999_was_dreamt_by" in run.stderr
+    assert (copy / "exact" / "relations.json").read_bytes() == before  # nothing half-written
