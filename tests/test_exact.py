@@ -62,6 +62,34 @@ def test_misspellings_are_forgiven_within_the_edit_budget() -> None:
     assert index.lookup("gainsborough") == []
 
 
+def test_first_name_forms_and_bracketed_names_link_but_a_wrong_first_name_does_not() -> None:
+    index = NameIndex([
+        NameRow("ex:w", "James McNeill Whistler", "label", "Actor"),
+        NameRow("ex:g", "Philippos Goul", "label", "Actor"),
+        NameRow("ex:west", "Benjamin West", "label", "Actor"),
+        NameRow("ex:c", "Panagia Phorbiottissa (Asinou)", "label", "Thing"),
+        NameRow("ex:d", "A Study of Clouds (detail)", "label", "Thing"),
+    ])
+    assert [(c.node, c.how) for c in index.lookup("jim whistler")] == [("ex:w", "given name")]
+    assert [(c.node, c.how) for c in index.lookup("philip goul")] == [("ex:g", "given name")]
+    assert index.lookup("tom west", fuzzy=False, partial=False) == []
+    assert [(c.node, c.how) for c in index.lookup("asinou")] == [("ex:c", "qualifier")]
+    assert index.lookup("detail", fuzzy=False, partial=False) == []  # a note, not a name
+
+
+def test_a_place_name_in_brackets_reaches_the_church_when_its_date_is_asked(
+        exact: ExactAnswerer) -> None:
+    built = ask(exact, "when was asinou built")
+    assert built.status == "answered" and built.plan is not None
+    assert built.plan.variables[0].anchor is not None
+    assert built.plan.variables[0].anchor.node == ASINOU
+    assert "1105" in built.text and "reading “asinou” as" in built.text
+    where = ask(exact, "where is asinou")  # the place itself has an answer: not the church
+    assert where.plan is not None and where.plan.variables[0].anchor is not None
+    assert where.plan.variables[0].anchor.node.endswith("/place/asinou")
+    assert "Nicosia District" in where.text
+
+
 def test_equally_good_candidates_stay_an_ambiguity(tmp_path: Path) -> None:
     graph = tmp_path / "twins.ttl"
     graph.write_text("""

@@ -52,7 +52,8 @@ MAX_FOCUS = 3
 """Members of an earlier turn kept as what a pronoun may point to."""
 MAX_ITEMS = 200
 """Members returned with their evidence in :attr:`ExactAnswer.items` (the total is exact)."""
-LOOSE_MATCHES = frozenset({"misspelling", "surname", "short name", "partial"})
+LOOSE_MATCHES = frozenset({"misspelling", "surname", "short name", "given name", "qualifier",
+                           "partial"})
 """Links an answer states ("reading “whistlr” as James McNeill Whistler")."""
 CATEGORY_NOUNS = {"Actor": "artist or other actor", "Thing": "work or object",
                   "Place": "place", "Event": "event", "Concept": "term"}
@@ -243,7 +244,8 @@ class ExactAnswerer:
                 kind = CATEGORY_NOUNS.get(other.category, other.category.lower())
                 how = "is only that of" if other.how != "partial" else "appears only in " \
                     "the name of"
-                text += f" (the name {how} a {kind}: “{other.name}”)"
+                article = "an" if kind[:1] in "aeiou" else "a"
+                text += f" (the name {how} {article} {kind}: “{other.name}”)"
             if m.closest:
                 text += "; closest names: " + ", ".join(m.closest)
             parts.append(text + ".")

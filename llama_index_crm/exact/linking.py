@@ -12,7 +12,9 @@ how                score  example
 ``stop-words``     0.95   "battle at la hogue" ↔ "The Battle at La Hogue"
 ``short name``     0.90   "constance larrabee" ↔ "Constance Stuart Larrabee" (first and last)
 ``surname``        0.85   "gainsborough" ↔ "Thomas Gainsborough" (a person's last name)
+``given name``     0.85   "philip goul" ↔ "Philippos Goul" (surname, a first name it begins)
 ``acronym``        0.85   "ycba" ↔ "Yale Center for British Art" (an organisation's initials)
+``qualifier``      0.85   "asinou" ↔ "Panagia Phorbiottissa (Asinou)" (a proper name in brackets)
 ``misspelling``    0.80   "whistlr" ↔ "Whistler" (edit distance ≤ 1 from 5 letters, ≤ 2
                           from 9), less 0.05 an edit
 ``partial``        0.75   "the urns casting big shells" ↔ a longer title it begins or ends
@@ -50,8 +52,8 @@ from llama_index_crm.storage.names import NameRow, fold_name
 __all__ = ["MAX_SPAN", "Candidate", "Mention", "NameIndex", "content_key", "max_edits"]
 
 SCORES = {"exact": 1.0, "stripped": 0.98, "inverted": 0.98, "stop-words": 0.95,
-          "short name": 0.9, "surname": 0.85, "acronym": 0.85, "misspelling": 0.80,
-          "partial": 0.75}
+          "short name": 0.9, "surname": 0.85, "given name": 0.85, "acronym": 0.85,
+          "qualifier": 0.85, "misspelling": 0.80, "partial": 0.75}
 """Score of a candidate by how its name matched."""
 EDIT_PENALTY = 0.05
 
@@ -140,9 +142,41 @@ def _variants(row: NameRow) -> Iterable[tuple[str, str]]:
     stripped = fold_name(_LIFE_DATES.sub("", _PARENTHESES.sub(" ", row.name)))
     if stripped and stripped != full:
         yield stripped, "stripped"
+    for inner in _PARENTHESES.findall(row.name):
+        words = inner[1:-1].split()
+        # a proper name in brackets names the node too ("Panagia Phorbiottissa (Asinou)"),
+        # a note in brackets does not ("(detail)", "(recto)", "(1820)")
+        if words and all(w[:1].isupper() for w in words if len(w) > 3) and \
+                any(len(w) > 3 and w[:1].isalpha() for w in words):
+            yield fold_name(inner), "qualifier"
     parts = [p.strip() for p in _PARENTHESES.sub(" ", row.name).split(",")]
     if len(parts) == 2 and all(parts) and all(len(p.split()) <= 4 for p in parts):
         yield fold_name(f"{parts[1]} {parts[0]}"), "inverted"
+
+
+NICKNAMES = {nick: full for full, nicks in {
+    "james": "jim jimmy jamie", "william": "bill billy will willy", "thomas": "tom tommy",
+    "robert": "bob bobby rob robbie bert", "richard": "dick rick ricky", "edward": "ned ted eddie",
+    "john": "jack johnny", "henry": "harry hal hank", "margaret": "peggy maggie meg",
+    "elizabeth": "betty beth liz lizzie bess", "charles": "charlie chuck", "frederick": "fred",
+    "joseph": "joe", "samuel": "sam", "daniel": "dan danny", "anthony": "tony",
+    "katherine": "kate kitty", "catherine": "kate kitty", "mary": "molly polly",
+    "alexander": "alex sandy", "benjamin": "ben", "nicholas": "nick", "francis": "frank",
+    "lawrence": "larry", "theodore": "ted teddy", "patrick": "pat", "susan": "sue",
+    "dorothy": "dolly dot", "ann": "nancy", "anne": "nancy", "helen": "nell nellie",
+}.items() for nick in nicks.split()}
+"""Everyday forms of English first names ("jim whistler" names James McNeill Whistler)."""
+
+
+def _same_given_name(word: str, name: str) -> bool:
+    """Whether ``word`` may be the first name of ``name``: one begins the other ("philip",
+    "Philippos Goul"), it is an everyday form ("jim", "James") or it is misspelt ("jhon")."""
+    given = fold_name(name.split(",", 1)[1] if "," in name else name).split()[:1]
+    if not given or len(given[0]) < 3:
+        return False
+    other = given[0]
+    return other.startswith(word) or word.startswith(other) or \
+        NICKNAMES.get(word) == other or Levenshtein.distance(word, other) <= max_edits(other)
 
 
 def surname_of(key: str, inverted: bool) -> str | None:
@@ -300,6 +334,14 @@ class NameIndex:
         return self._candidates(pairs, categories)
 
     def _surname(self, key: str, categories: Collection[str] | None) -> list[Candidate]:
+        first, _, rest = key.partition(" ")
+        if rest and len(first) >= 3:  # "philip goul": a surname after a first name variant
+            found = self._candidates(((r, "given name", SCORES["given name"])
+                                      for r in self._surnames.get(rest, ())
+                                      if _same_given_name(first, self.rows[r].name)),
+                                     categories)
+            if found:
+                return found
         rows = self._surnames.get(key, ())
         if not rows and key.endswith("s") and len(key) > 4:  # "whistlers": his works
             rows = self._surnames.get(key[:-1], ())

@@ -302,6 +302,10 @@ def link_name(names: NameIndex, text: str, expected: Sequence[str] | None,
     best = [c for c in fitting if c.score == fitting[0].score]
     if len(best) > 1 and relation and trial is not None:
         best = [c for c in best if trial(relation, other, inverse, c)] or best
+    if len({c.node for c in best}) > 1:
+        # the others are named after one of them ("apse of Panagia Phorbiottissa (Asinou)")
+        base = [c for c in best if all(fold_name(c.name) in fold_name(o.name) for o in best)]
+        best = base if len({c.node for c in base}) == 1 else best
     nodes = list(dict.fromkeys(c.node for c in best))
     if len(nodes) > 1 and all(c.category in VOCABULARY_CATEGORIES and c.how in {
             "exact", "stripped"} for c in best):
@@ -1267,7 +1271,8 @@ class _Builder:
             found += [r for r in self.p.lexicon.values() if r.range == "Place" and
                       r.value == "node" and self._verb_in(r) and r not in found]
             found += [self.p.lexicon[i] for i in ("located-in", "took-place-at", "birth-place",
-                                                  "residence") if self.p.lexicon[i] not in found]
+                                                  "residence", "place-within")
+                      if self.p.lexicon[i] not in found]
         if wh == "whose":
             found += [self.p.lexicon[i] for i in ("credit-line", "acquired-from")
                       if self.p.lexicon[i] not in found]
@@ -1324,6 +1329,9 @@ class _Builder:
                 score = asked - 0.01 * rank - 0.001 * order
                 if best is None or score > best[0]:
                     best = (score, relation, subject)
+        if best is None and self._relink(subjects, attributes):
+            # "when was Asinou built": the place's name also names a church, in brackets
+            return self._value_plan(head, anchors, attributes, operation, slots)
         if best is None:
             if head is not None and head.links:
                 return self._done(self._plan(ordered(head), "list"))
@@ -1348,6 +1356,24 @@ class _Builder:
         plan = self._plan(ordered(subject), "value", attributes=tuple(r.id for r in group),
                           hints=hints)
         return self._done(plan)
+
+    def _relink(self, subjects: Sequence[_Slot], attributes: Sequence[Relation]) -> bool:
+        """Link the first named subject again, to a node of the kind an asked attribute
+        needs (a looser name: "Asinou" in "Panagia Phorbiottissa (Asinou)"), of which the
+        graph records that attribute; whether one was found."""
+        for subject in subjects:
+            anchor = subject.anchor
+            if anchor is None:
+                continue
+            for relation in attributes:
+                if relation.domain in {"Any", anchor.category}:
+                    continue
+                found = link_name(self.p.names, anchor.text, [relation.domain],
+                                  trial=self.p.trial, relation=relation.id)
+                if isinstance(found, Anchor):
+                    subject.anchor, subject.category = found, found.category
+                    return True
+        return False
 
     def _time(self, head: _Slot, slots: list[_Slot], grouped: bool = False) -> None:
         """The time expression, as a filter on the relation of the verb before it (not
