@@ -152,7 +152,7 @@ def test_llm_chat_engine_gets_the_graph_context(index: CrmGraphIndex) -> None:
         def metadata(self) -> LLMMetadata:
             return LLMMetadata(context_window=128_000, num_output=256)
 
-    engine = index.as_chat_engine(llm=WideMockLLM())
+    engine = index.as_chat_engine(llm=WideMockLLM(max_tokens=None))
     response = engine.chat("Who founded the church at Asinou?")
     assert FOUNDER in uris(response.source_nodes)
     assert "Nikephoros Ischyrios" in str(response)

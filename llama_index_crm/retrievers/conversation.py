@@ -22,8 +22,8 @@ passes, so the re-ranker's min-max relevance follows the interleaved order.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Hashable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
@@ -42,13 +42,16 @@ Scored = list[tuple[int, float]]
 """(row, score) pairs, best first."""
 
 
-def interleave(rankings: Sequence[Sequence[int]]) -> list[int]:
+_Row = TypeVar("_Row", bound=Hashable)
+
+
+def interleave(rankings: Sequence[Sequence[_Row]]) -> list[_Row]:
     """Rows taken in turn from each ranking (first of each, then second…), each row once.
 
     >>> interleave([[1, 2, 3], [2, 4]])
     [1, 2, 4, 3]
     """
-    out: dict[int, None] = {}
+    out: dict[_Row, None] = {}
     for rank in range(max((len(r) for r in rankings), default=0)):
         for ranking in rankings:
             if rank < len(ranking):
