@@ -90,6 +90,20 @@ def test_a_place_name_in_brackets_reaches_the_church_when_its_date_is_asked(
     assert "Nicosia District" in where.text
 
 
+def test_what_the_graph_does_not_record_is_read_in_titles_and_said(
+        exact: ExactAnswerer) -> None:
+    # the demo graph records no subjects (P62): its titles stand in, and the answer says so
+    shown = ask(exact, "churches depicting the holy crosses")
+    assert shown.status == "answered"
+    assert {i["label"] for i in shown.items} == {"Church of the Holy Cross, Pelendri",
+                                                 "Holy Cross of Agiasmati"}
+    assert "title" in shown.text
+    named = ask(exact, "churches of the holy cross")  # words only inside churches' names
+    assert {i["uri"] for i in named.items} == {i["uri"] for i in shown.items}
+    # but words of which only one is in the titles stay absent
+    assert ask(exact, "churches of the holy goul").status == "not_found"
+
+
 def test_equally_good_candidates_stay_an_ambiguity(tmp_path: Path) -> None:
     graph = tmp_path / "twins.ttl"
     graph.write_text("""
@@ -218,6 +232,7 @@ def _select(url: str, query: str) -> list[dict[str, str]]:
     "aside from Asinou, which churches are in Nicosia District?",
     "which churches in nicosia district were built before 1300",
     "who founded the church at Asinou?",
+    "churches depicting the holy crosses",  # no subjects recorded: titles, any word form
 ])
 def test_plan_sparql_gives_the_same_set_on_oxigraph_serve(
         exact: ExactAnswerer, serve_graph: Callable[[Path], str], question: str) -> None:

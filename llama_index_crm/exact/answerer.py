@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 from llama_index.core.llms import LLM
 
-from llama_index_crm.exact.execute import ExactResult, Executor
+from llama_index_crm.exact.execute import TITLE_RELATION, ExactResult, Executor
 from llama_index_crm.exact.linking import Candidate, NameIndex
 from llama_index_crm.exact.llm_planner import LLMPlanner
 from llama_index_crm.exact.parse import Missing, Parsed, RulePlanner, Unresolved
@@ -205,7 +205,10 @@ class ExactAnswerer:
                 return replace(plan, variables=(Variable(anchor=link.target),),
                                operation="value", attributes=(fallback,))
             rest = tuple(x for x in var.links if x is not link)
-            condition = ValueFilter(fallback, contains=fold_name(link.target.label))
+            # a credit line names the donor as the graph does; a title has the words asked
+            said = link.target.text if fallback == TITLE_RELATION else link.target.label
+            condition = ValueFilter(fallback, contains=fold_name(said),
+                                    forms=fallback == TITLE_RELATION)
             return replace(plan, variables=(replace(var, links=rest).with_filter(condition),
                                             *plan.variables[1:]))
         return None

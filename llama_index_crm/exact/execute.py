@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from llama_index_crm.exact.linking import mentions, mentions_forms
 from llama_index_crm.exact.paths import PathEngine, Walk
 from llama_index_crm.exact.plan import Anchor, ExactPlan, Link, ValueFilter, Variable
 from llama_index_crm.exact.relations import Relation, RelationLexicon, RelationWalker
@@ -483,9 +484,10 @@ class Executor:
         walk = self.walker.walk(relation, ids)
         kept: Members = {}
         wanted = fold_name(condition.contains) if condition.contains else None
+        match = mentions_forms if condition.forms else mentions
         if wanted is not None and relation.id == TITLE_RELATION:  # its own name counts too
             kept = {n: ev for n, ev in members.items()
-                    if mentions(fold_name(self.label(n)), wanted)}
+                    if match(fold_name(self.label(n)), wanted)}
         for row, witness in zip(range(len(walk)), walk.witnesses(range(len(walk))),
                                 strict=True):
             member = int(ids[walk.start[row]])
@@ -498,7 +500,7 @@ class Executor:
                     continue
             if wanted is not None:
                 text = fold_name(self.values.text(value) or self.label(value))
-                if not mentions(text, wanted):
+                if not match(text, wanted):
                     continue
             kept[member] = members[member] + witness
         return kept
@@ -746,19 +748,6 @@ def statement_size(text: str) -> tuple[float, float] | None:
             factor = 1.0 if unit == "cm" else INCH_CM
             return round(height * factor, 2), round(width * factor, 2)
     return None
-
-
-def mentions(text: str, name: str) -> bool:
-    """Whether a folded text names a folded name: its words in order, others between
-    ("dr roland and florence lamb" names "roland lamb").
-
-    >>> mentions("gift of dr roland and florence lamb", "roland lamb"), mentions("x", "y")
-    (True, False)
-    """
-    if f" {name} " in f" {text} ":
-        return True
-    words = iter(text.split())
-    return all(any(w == part for w in words) for part in name.split())
 
 
 def _years_text(span: tuple[int, int] | None) -> str:

@@ -47,9 +47,11 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Levenshtein
 
 from llama_index_crm.query.conversation import word_set
+from llama_index_crm.query.lexicon import singularise
 from llama_index_crm.storage.names import NameRow, fold_name
 
-__all__ = ["MAX_SPAN", "Candidate", "Mention", "NameIndex", "content_key", "max_edits"]
+__all__ = ["MAX_SPAN", "Candidate", "Mention", "NameIndex", "content_key", "max_edits",
+           "mentions", "mentions_forms"]
 
 SCORES = {"exact": 1.0, "stripped": 0.98, "inverted": 0.98, "stop-words": 0.95,
           "short name": 0.9, "surname": 0.85, "given name": 0.85, "acronym": 0.85,
@@ -486,3 +488,26 @@ class NameIndex:
             chosen.append(mention)
             taken |= positions
         return sorted(chosen, key=lambda m: m.start)
+
+
+def mentions(text: str, name: str) -> bool:
+    """Whether a folded text names a folded name: its words in order, others between
+    ("dr roland and florence lamb" names "roland lamb").
+
+    >>> mentions("gift of dr roland and florence lamb", "roland lamb"), mentions("x", "y")
+    (True, False)
+    """
+    if f" {name} " in f" {text} ":
+        return True
+    words = iter(text.split())
+    return all(any(w == part for w in words) for part in name.split())
+
+
+def mentions_forms(text: str, name: str) -> bool:
+    """:func:`mentions`, singular and plural alike ("lions" in "boone and mountain lion").
+
+    >>> mentions_forms("boone and mountain lion", "lions"), mentions("grizzlies", "grizzly")
+    (True, False)
+    """
+    return mentions(" ".join(map(singularise, text.split())),
+                    " ".join(map(singularise, name.split())))

@@ -38,6 +38,7 @@ from llama_index_crm.exact.linking import (
     Mention,
     NameIndex,
     max_edits,
+    mentions_forms,
 )
 from llama_index_crm.exact.plan import Anchor, ExactPlan, Link, ValueFilter, Variable
 from llama_index_crm.exact.relations import Relation, RelationLexicon
@@ -1180,15 +1181,64 @@ class _Builder:
             return slot
         expected = list(dict.fromkeys(c for c, _, _ in options))
         relation, inverse = options[0][1], options[0][2]
+        if self._unrecorded_instead(el, current, options):
+            return None
         anchor = self._anchor(el, expected if "Any" not in expected else None, relation.id,
                               inverse, current.category)
         if anchor is None:
-            self._statement_instead(el, current, options, cue)
+            if not self._title_instead(el, current, options):
+                self._statement_instead(el, current, options, cue)
             return None
         probe = _Slot(anchor.category, anchor=anchor)
         if not self._link(current, probe, cue):
             current.links.append((relation.id, probe, inverse, self._hints(relation, cue)))
         return probe
+
+    def _unrecorded_instead(self, el: _El, current: _Slot,
+                            options: Sequence[tuple[str, Relation, bool]]) -> bool:
+        """A relation the graph never records, with a text that stands in for it: "paintings
+        of lions" in a graph without subjects are those with lions in their titles. It is
+        taken when the cue names it first, or when the words name only nodes of the kind
+        of the subject ("sculptures of bison", where "Bison" is a title)."""
+        names_like = el.mention is not None and all(
+            c.category == current.category for c in el.mention.candidates)
+        relation = next((r for n, (_, r, inverse) in enumerate(options)
+                         if (n == 0 or names_like) and not inverse and r.fallback
+                         and r.fallback in self.p.lexicon and not self.p.present(r.id)
+                         and _fits(r.domain, current.category)), None)
+        if relation is None or relation.fallback is None:
+            return False
+        fallback = relation.fallback
+        words = [w for w in fold_name(el.text).split() if w not in DETERMINERS]
+        if not words:
+            return False
+        current.filters.append(ValueFilter(fallback, contains=" ".join(words), forms=True))
+        self.notes.append(f"this graph records no “{relation.label}”; read in the "
+                          f"{self.p.lexicon[fallback].label}")
+        return True
+
+    def _title_instead(self, el: _El, current: _Slot,
+                       options: Sequence[tuple[str, Relation, bool]]) -> bool:
+        """Words no node is named, found only inside names of nodes of the subject's kind,
+        after a cue that may mean what they show: "churches of the holy cross" are those
+        with "holy cross" in their names."""
+        missing = self.missing[-1] if self.missing else None
+        fallback = next((r.fallback for _, r, inverse in options
+                         if r.fallback == TITLE_RELATION and not inverse), None)
+        if fallback is None or missing is None or missing.text != el.text or \
+                not missing.elsewhere or current.category is None or \
+                any(c.how != "partial" or c.category != current.category
+                    for c in missing.elsewhere):
+            return False
+        words = [w for w in fold_name(el.text).split() if w not in DETERMINERS]
+        if not words or not all(mentions_forms(fold_name(c.name), " ".join(words))
+                                for c in missing.elsewhere):
+            return False  # "stubbs horse": only "horse" is in the titles
+        self.missing.pop()
+        current.filters.append(ValueFilter(fallback, contains=" ".join(words), forms=True))
+        self.notes.append(f"“{el.text}” is no name of this graph; read in the "
+                          f"{self.p.lexicon[fallback].label}")
+        return True
 
     def _statement_instead(self, el: _El, current: _Slot,
                            options: Sequence[tuple[str, Relation, bool]],
@@ -1206,7 +1256,8 @@ class _Builder:
         words = fold_name(el.text).split()
         while len(words) > 1 and (words[0] in HONORIFICS or words[0] in {"the", "and"}):
             words.pop(0)  # "Dr. Roland Lamb": credit lines may name him without the title
-        current.filters.append(ValueFilter(fallback, contains=" ".join(words)))
+        current.filters.append(ValueFilter(fallback, contains=" ".join(words),
+                                           forms=fallback == TITLE_RELATION))
         self.notes.append(f"“{el.text}” is no name of this graph; read in the "
                           f"{self.p.lexicon[fallback].label}")
 

@@ -89,6 +89,8 @@ class ValueFilter:
             the executor may read it in another century where the data has dates.
         through: a link relation of the same variable whose events must carry the date
             ("works Daniel Orme made in the 1790s": his production, not another one).
+        forms: ``contains`` matches other forms of its words ("lions" finds "Lion"): the
+            text stands in for a relation the graph does not record.
     """
 
     relation: str
@@ -96,6 +98,7 @@ class ValueFilter:
     contains: str | None = None
     decade_guess: bool = False
     through: str | None = None
+    forms: bool = False
 
 
 @dataclass(frozen=True, slots=True)

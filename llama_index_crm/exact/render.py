@@ -461,7 +461,7 @@ def describe_plan(plan: ExactPlan, lexicon: RelationLexicon) -> str:
         for condition in v.filters:
             relation = lexicon[condition.relation]
             path = " | ".join(" / ".join(_step_text(s) for s in p) for p in relation.paths)
-            lines.append(f"  {relation.label} {_filter_phrase(condition)}: {path}")
+            lines.append(f"  filter {_filter_phrase(condition)}: {path}")
     for name in plan.attributes:
         relation = lexicon[name]
         path = " | ".join(" / ".join(_step_text(s) for s in p) for p in relation.paths)

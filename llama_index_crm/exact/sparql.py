@@ -8,6 +8,7 @@ the graph's classes of their category, statements and records of other things le
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from llama_index_crm.exact.execute import (
@@ -19,6 +20,7 @@ from llama_index_crm.exact.execute import (
 from llama_index_crm.exact.plan import Anchor, ExactPlan, ValueFilter, Variable
 from llama_index_crm.exact.relations import Relation
 from llama_index_crm.ontology import Step
+from llama_index_crm.query.lexicon import singularise
 from llama_index_crm.rdf import RDF_VALUE, RDFS
 from llama_index_crm.storage.names import fold_name
 
@@ -173,7 +175,13 @@ class _Query:
             forms = [*TEXT_PREDICATES, *self.x.engine.predicate_forms(
                 "P190_has_symbolic_content")[0]]
             self.lines.append(f"{end} {_alt(forms)} {text} .")
-            self.lines.append(f'FILTER(CONTAINS(LCASE(STR({text})), "{condition.contains}"))')
+            if condition.forms:  # each word, singular or plural
+                for word in condition.contains.split():
+                    self.lines.append(f'FILTER(REGEX(LCASE(STR({text})), '
+                                      f'"(^|[^a-z]){_word_forms(word)}([^a-z]|$)"))')
+            else:
+                self.lines.append(
+                    f'FILTER(CONTAINS(LCASE(STR({text})), "{condition.contains}"))')
         if relation.statement_types:
             self.statement(end, relation.statement_types)
 
@@ -216,3 +224,16 @@ def plan_sparql(plan: ExactPlan, executor: Executor) -> str:
     if plan.operation in {"superlative", "group"}:
         note = f"# {plan.operation} by {plan.order_by or plan.group_by}: ranked over these\n"
     return f"{prefix}{note}SELECT DISTINCT ?v0 WHERE {{\n  {body}\n}} ORDER BY ?v0"
+
+
+def _word_forms(word: str) -> str:
+    """A regular expression for a word's singular and plural ("lions" → ``lion(s|es)?``,
+    "grizzly" → ``grizzl(y|ies)``).
+
+    >>> _word_forms("lions"), _word_forms("grizzlies"), _word_forms("fox")
+    ('lion(s|es)?', 'grizzl(y|ies)', 'fox(s|es)?')
+    """
+    base = singularise(re.sub(r"[^\w ]", "", word))
+    if base.endswith("y") and len(base) > 3:
+        return f"{base[:-1]}(y|ies)"
+    return f"{base}(s|es)?"
