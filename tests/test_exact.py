@@ -100,8 +100,10 @@ def test_what_the_graph_does_not_record_is_read_in_titles_and_said(
     assert "title" in shown.text
     named = ask(exact, "churches of the holy cross")  # words only inside churches' names
     assert {i["uri"] for i in named.items} == {i["uri"] for i in shown.items}
-    # but words of which only one is in the titles stay absent
+    # but words of which only one is in the titles stay absent, and so do words after a
+    # cue that names other relations (members of a group are not read in titles)
     assert ask(exact, "churches of the holy goul").status == "not_found"
+    assert ask(exact, "churches by members of the holy cross").status == "not_found"
 
 
 def test_equally_good_candidates_stay_an_ambiguity(tmp_path: Path) -> None:

@@ -169,6 +169,7 @@ class Executor:
         self._materials: dict[int, str] | None = None
         self._type_words: dict[int, frozenset[str]] = {}
         self._type_labels: dict[int, tuple[str, ...]] = {}
+        self._folded: dict[int, str] = {}
         self._has_type = self.lexicon.get("has-type")
 
     # -- public ----------------------------------------------------------------------------
@@ -486,8 +487,7 @@ class Executor:
         wanted = fold_name(condition.contains) if condition.contains else None
         match = mentions_forms if condition.forms else mentions
         if wanted is not None and relation.id == TITLE_RELATION:  # its own name counts too
-            kept = {n: ev for n, ev in members.items()
-                    if match(fold_name(self.label(n)), wanted)}
+            kept = {n: ev for n, ev in members.items() if match(self._folded_text(n), wanted)}
         for row, witness in zip(range(len(walk)), walk.witnesses(range(len(walk))),
                                 strict=True):
             member = int(ids[walk.start[row]])
@@ -498,12 +498,19 @@ class Executor:
                 span = self.values.span_years(value)
                 if span is None or not within(span, condition.years):
                     continue
-            if wanted is not None:
-                text = fold_name(self.values.text(value) or self.label(value))
-                if not match(text, wanted):
-                    continue
+            if wanted is not None and not match(self._folded_text(value), wanted):
+                continue
             kept[member] = members[member] + witness
         return kept
+
+    def _folded_text(self, node: int) -> str:
+        """A node's text (a literal, a statement's content) or else its label, folded;
+        cached, since text filters read the same titles question after question."""
+        found = self._folded.get(node)
+        if found is None:
+            found = fold_name(self.values.text(node) or self.label(node))
+            self._folded[node] = found
+        return found
 
     # -- values ----------------------------------------------------------------------------
     def values_of(self, nodes: Sequence[int], relation: Relation,

@@ -509,5 +509,7 @@ def mentions_forms(text: str, name: str) -> bool:
     >>> mentions_forms("boone and mountain lion", "lions"), mentions("grizzlies", "grizzly")
     (True, False)
     """
-    return mentions(" ".join(map(singularise, text.split())),
-                    " ".join(map(singularise, name.split())))
+    stems = [singularise(w) for w in name.split()]
+    if not all((stem[:-1] if len(stem) > 3 else stem) in text for stem in stems):
+        return False  # a word's stem is not even in the text: no need to cut its words
+    return mentions(" ".join(map(singularise, text.split())), " ".join(stems))

@@ -1181,12 +1181,12 @@ class _Builder:
             return slot
         expected = list(dict.fromkeys(c for c, _, _ in options))
         relation, inverse = options[0][1], options[0][2]
-        if self._unrecorded_instead(el, current, options):
+        if self._unrecorded_instead(el, current, options, cue):
             return None
         anchor = self._anchor(el, expected if "Any" not in expected else None, relation.id,
                               inverse, current.category)
         if anchor is None:
-            if not self._title_instead(el, current, options):
+            if not self._title_instead(el, current, options, cue):
                 self._statement_instead(el, current, options, cue)
             return None
         probe = _Slot(anchor.category, anchor=anchor)
@@ -1195,7 +1195,8 @@ class _Builder:
         return probe
 
     def _unrecorded_instead(self, el: _El, current: _Slot,
-                            options: Sequence[tuple[str, Relation, bool]]) -> bool:
+                            options: Sequence[tuple[str, Relation, bool]],
+                            cue: Sequence[str]) -> bool:
         """A relation the graph never records, with a text that stands in for it: "paintings
         of lions" in a graph without subjects are those with lions in their titles. It is
         taken when the cue names it first, or when the words name only nodes of the kind
@@ -1204,6 +1205,7 @@ class _Builder:
             c.category == current.category for c in el.mention.candidates)
         relation = next((r for n, (_, r, inverse) in enumerate(options)
                          if (n == 0 or names_like) and not inverse and r.fallback
+                         and _cued_only(r, cue)
                          and r.fallback in self.p.lexicon and not self.p.present(r.id)
                          and _fits(r.domain, current.category)), None)
         if relation is None or relation.fallback is None:
@@ -1218,13 +1220,15 @@ class _Builder:
         return True
 
     def _title_instead(self, el: _El, current: _Slot,
-                       options: Sequence[tuple[str, Relation, bool]]) -> bool:
+                       options: Sequence[tuple[str, Relation, bool]],
+                       cue: Sequence[str]) -> bool:
         """Words no node is named, found only inside names of nodes of the subject's kind,
         after a cue that may mean what they show: "churches of the holy cross" are those
         with "holy cross" in their names."""
         missing = self.missing[-1] if self.missing else None
         fallback = next((r.fallback for _, r, inverse in options
-                         if r.fallback == TITLE_RELATION and not inverse), None)
+                         if r.fallback == TITLE_RELATION and not inverse and _cued_only(r, cue)),
+                        None)
         if fallback is None or missing is None or missing.text != el.text or \
                 not missing.elsewhere or current.category is None or \
                 any(c.how != "partial" or c.category != current.category
@@ -1599,6 +1603,14 @@ def _prefers(wanted: str, category: str) -> bool:
     if not wanted:
         return True
     return category != wanted[1:] if wanted.startswith("-") else category == wanted
+
+
+def _cued_only(relation: Relation, cue: Sequence[str]) -> bool:
+    """Whether every word of a cue may name ``relation`` ("showing", "of"; not "by members
+    of", which names other relations)."""
+    words = [w for w in cue if not w.startswith("⟨")]
+    return bool(words) and all(w in relation.verbs or w in relation.prepositions or
+                               w in relation.nouns for w in words)
 
 
 def _fits(side: str, category: str | None) -> bool:
