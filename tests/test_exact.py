@@ -106,6 +106,28 @@ def test_what_the_graph_does_not_record_is_read_in_titles_and_said(
     assert ask(exact, "churches by members of the holy cross").status == "not_found"
 
 
+def test_typed_forms_ask_for_values_not_counts(exact: ExactAnswerer) -> None:
+    number = ask(exact, "whats the accession number of asinou")  # no apostrophe, not a count
+    assert number.status == "answered" and number.count is None
+    assert "TRD-01" in number.text  # typed "catalogue number of this dataset"
+    assert ask(exact, "the number of churches in nicosia district").count == NICOSIA_CHURCHES
+    size = ask(exact, "how long is asinou")
+    assert size.status == "answered" and size.count is None
+    assert "records no dimension" in size.text
+
+
+def test_makers_named_by_what_they_make(exact: ExactAnswerer) -> None:
+    painters = ask(exact, "how many painters are there")
+    names = {i["label"] for i in painters.items}
+    assert "Philippos Goul" in names  # painted Agiasmati
+    assert "Basil Chamados" not in names or painters.count == len(names)
+    assert painters.count == len(names) < len({r.name for r in exact.planner.names.rows
+                                                 if r.category == "Actor"})
+    top = ask(exact, "who is the most prolific painter")  # the painter, not "who"
+    assert top.plan is not None and top.plan.variables[0].noun == "painter"
+    assert top.plan.operation == "superlative"
+
+
 def test_equally_good_candidates_stay_an_ambiguity(tmp_path: Path) -> None:
     graph = tmp_path / "twins.ttl"
     graph.write_text("""
@@ -235,6 +257,7 @@ def _select(url: str, query: str) -> list[dict[str, str]]:
     "which churches in nicosia district were built before 1300",
     "who founded the church at Asinou?",
     "churches depicting the holy crosses",  # no subjects recorded: titles, any word form
+    "how many painters are there",  # makers of paintings or of wall-painting campaigns
 ])
 def test_plan_sparql_gives_the_same_set_on_oxigraph_serve(
         exact: ExactAnswerer, serve_graph: Callable[[Path], str], question: str) -> None:

@@ -20,7 +20,12 @@ import numpy as np
 from llama_index_crm.exact.linking import mentions, mentions_forms
 from llama_index_crm.exact.paths import PathEngine, Walk
 from llama_index_crm.exact.plan import Anchor, ExactPlan, Link, ValueFilter, Variable
-from llama_index_crm.exact.relations import Relation, RelationLexicon, RelationWalker
+from llama_index_crm.exact.relations import (
+    Relation,
+    RelationLexicon,
+    RelationWalker,
+    type_label_names,
+)
 from llama_index_crm.exact.values import GraphValues
 from llama_index_crm.ontology import CATEGORIES, Ontology
 from llama_index_crm.query.conversation import word_set
@@ -56,8 +61,6 @@ TITLE_RELATION = "title"
 DOMINANT_SHARE = 0.8
 """A type shared by this share of the members (a collection code on every object) does not
 tell them apart: grouping by type leaves it out when other types exist."""
-TYPE_HEAD_JOINERS = ("with", "of", "in", "on", "for", "from", "by")
-"""Words after the head noun of a type label ("church with a timber roof")."""
 INCH_CM = 2.54
 HOLDER_SHARE = 0.5
 """An actor that acquired this share of the works with an acquisition holds the collection."""
@@ -341,6 +344,8 @@ class Executor:
             walk = self.walker.walk(relation, ids, reverse=True,
                                     closure=isinstance(link.target, Anchor))
         rows = self._hinted(walk, link.hints)
+        if link.role:
+            rows = self._in_role(walk, rows, link.role)
         for condition in dated:
             rows = self._dated(walk, rows, condition)
         found: Members = {}
@@ -379,6 +384,16 @@ class Executor:
             if any(self._hint_text(n) & wanted for n in nodes):
                 kept.append(row)
         return kept or rows
+
+    def _in_role(self, walk: Walk, rows: list[int], role: str) -> list[int]:
+        """Rows whose start (the made thing) or an event on the way is typed with ``role``
+        ("painting": a painting, or a wall-painting campaign); no others."""
+        wanted = fold_name(role)
+        inner = self._inner(walk, rows)
+        nodes = {walk.origin(r) for r in rows} | set().union(*inner) if rows else set()
+        self._load_type_text(nodes)
+        return [row for row, between in zip(rows, inner, strict=True)
+                if any(wanted in self._type_words[n] for n in (walk.origin(row), *between))]
 
     @staticmethod
     def _inner(walk: Walk, rows: list[int]) -> list[set[int]]:
@@ -473,10 +488,8 @@ class Executor:
             labels = self._type_labels[node]
         for word in types:
             folded = fold_name(word)
-            for label in labels:
-                if label == folded or label.endswith(" " + folded) or any(
-                        label.startswith(f"{folded} {j} ") for j in TYPE_HEAD_JOINERS):
-                    return True
+            if any(type_label_names(label, folded) for label in labels):
+                return True
         return False
 
     def _value_filter(self, members: Members, condition: ValueFilter) -> Members:

@@ -54,6 +54,28 @@ _CONTRACTED = {"s": " is", "re": " are", "ve": " have", "ll": " will", "d": " wo
 _CONTRACTIONS = re.compile(r"\b(what|who|where|when|how|which|it|that|there|i|you|we|they|"
                            r"he|she)['’](s|re|ve|ll|d|m)\b", re.I)
 """Contractions of question words ("what's" → "what is"), not possessives of names."""
+_BARE_CONTRACTIONS = re.compile(
+    r"\b(?:(what|who|where|when|how|that)s|(did|does|do|is|was|are|were|has|have|had|"
+    r"can|could|should|would)nt|(wasn|isn|aren|weren|hasn|haven|hadn|couldn|shouldn|"
+    r"wouldn|didn|doesn|don)t)\b", re.I)
+"""The same typed without the apostrophe ("whats", "didnt", "dont")."""
+_HOW_SIZE = re.compile(r"\bhow (big|large|small|tall|high|wide|long|heavy|deep)"
+                       r"(?: (is|was|are|were))?\b", re.I)
+""""How big is X" asks the size of X ("how tall" its height)."""
+_SIZE_NOUNS = {"big": "size", "large": "size", "small": "size", "tall": "height",
+               "high": "height", "wide": "width", "long": "length", "heavy": "weight",
+               "deep": "depth"}
+
+
+def _size_question(match: re.Match[str]) -> str:
+    return f"what {match.group(2) or 'is'} the {_SIZE_NOUNS[match.group(1).lower()]} of"
+
+
+def _expand_bare(match: re.Match[str]) -> str:
+    if match.group(1):
+        return f"{match.group(1)} is"
+    stem = match.group(2) or match.group(3)[:-1]
+    return f"{'do' if stem.lower() == 'don' else stem} not"
 QUOTE = "⟦q{}⟧"
 _ORDINAL_RE = re.compile(r"\d+(?:st|nd|rd|th)")
 TIME = "⟦t⟧"
@@ -144,6 +166,16 @@ HOW_MEASURES = ("how many", "how much", "how old", "how big", "how large", "how 
 """"How" questions that ask for a number; other "how" questions (manner) are not compiled."""
 GENERIC_TIME_NOUNS = word_set("year years date dates time decade century period when")
 """Nouns that ask for a date without saying which: the verb decides (acquired, born…)."""
+COLLECTION_TAIL = word_set("in the collection graph museum here of all time ever ?")
+"""Words that may end a question after its head noun ("… photographer in the collection")."""
+AGENT_WORKS = {"painter": "painting", "photographer": "photograph", "sculptor": "sculpture",
+               "engraver": "engraving", "etcher": "etching", "printmaker": "print",
+               "draughtsman": "drawing", "draftsman": "drawing", "illustrator": "illustration",
+               "lithographer": "lithograph", "potter": "ceramic", "weaver": "textile"}
+"""Makers named by what they make: "photographers" are the actors who made photographs (when
+the graph types its works so; occupations are rarely recorded)."""
+MIN_VOCABULARY_TITLE = 4
+"""Words a name made only of question vocabulary must have to be read as a name."""
 ATTRIBUTE_RELATIONS = frozenset({
     "nationality", "has-type", "made-of", "technique", "medium-statement", "located-in",
     "birth-place", "death-place", "creation-place", "residence", "took-place-at"})
@@ -383,6 +415,8 @@ class RulePlanner:
         for i, title in enumerate(titles):
             bare = re.sub(r"[\"“”‘’'«»]?" + re.escape(title) + r"[\"“”‘’'«»]?",
                           f" {QUOTE.format(i)} ", bare, count=1)
+        bare = _BARE_CONTRACTIONS.sub(_expand_bare, bare)  # not inside quoted titles
+        bare = _HOW_SIZE.sub(_size_question, bare)
         found = find_time_range(bare)
         spans = []  # every time expression: the first filters, the others are read past
         start = 0
@@ -476,8 +510,11 @@ class RulePlanner:
         return out
 
     def _skip(self, span: Sequence[str]) -> bool:
-        """Phrases that are question vocabulary, not names."""
-        if all(w in self.vocabulary or w.isdigit() for w in span):
+        """Phrases that are question vocabulary, not names (but a title of four words or
+        more may be made of them: "the artist and his family")."""
+        if all(w in self.vocabulary or w.isdigit() for w in span) and (
+                len(span) < MIN_VOCABULARY_TITLE or
+                sum(w not in STOP_WORDS for w in span) < 2):
             return True
         return (span[0] in STOP_WORDS and span[0] not in {"the", "a", "an"}) or \
             span[-1] in STOP_WORDS or span[-1] == "s"
@@ -579,6 +616,8 @@ class _Builder:
         self.time = time
         self.periods = sum(1 for e in elements if e.kind == "time")
         self.described = described
+        self.roles: dict[int, str] = {}
+        """Works slots of makers named by what they make (id → the word their types hold)."""
         self.missing: list[Missing] = []
         self.ambiguous: list[Unresolved] = []
         self.notes: list[str] = []
@@ -586,6 +625,13 @@ class _Builder:
         self.verbs = [w for e in elements if e.kind == "word" for w in e.words]
 
     # -- helpers ---------------------------------------------------------------------------
+    def _number_of(self) -> bool:
+        """"the number of works", not "the accession number of X" (an attribute)."""
+        words = self.words
+        return any(w == "number" and words[i + 1:i + 2] == ["of"] and not (
+            i and any(r.value == "text" for r in self.p.relations_for(f"{words[i - 1]} number")))
+            for i, w in enumerate(words))
+
     def _has(self, *phrases: str) -> bool:
         joined = f" {' '.join(self.words)} "
         return any(f" {p} " in joined for p in phrases)
@@ -698,7 +744,30 @@ class _Builder:
         return self._done(self._plan(slots, operation))
 
     def _done(self, plan: ExactPlan | None, reason: str = "") -> Parsed:
+        named = plan is not None and plan.operation in {"value", "describe"} and \
+            bool(plan.variables) and plan.variables[0].anchor is not None
+        if plan is not None and not named and not self.missing and not self.ambiguous:
+            unused = self._unused_names(plan)
+            if unused:  # never answer for the whole graph what was asked of a name
+                return Parsed(None, [], [], f"names not used by any plan: {', '.join(unused)}")
         return Parsed(plan, self.missing, self.ambiguous, reason if plan is None else "")
+
+    def _unused_names(self, plan: ExactPlan) -> list[str]:
+        """Names of the question (exact mentions) that the plan neither links, filters by,
+        keeps out nor notes."""
+        said = [fold_name(a.text) for a in plan.anchors] + [
+            fold_name(f.contains) for v in plan.variables for f in v.filters if f.contains]
+        said += [fold_name(n) for n in (*self.notes, *plan.notes)]
+        kept_out = bool(plan.variables) and bool(plan.variables[0].exclude)
+        unused = []
+        for el in self.els:
+            if el.kind != "mention" or el.mention is None:
+                continue
+            text = fold_name(el.text)
+            if kept_out or not text or any(text in s or s in text for s in said if s):
+                continue
+            unused.append(el.text)
+        return unused
 
     def _operation(self, wh: str | None) -> tuple[str, tuple[str, bool] | None, int | None,
                                                    str | None]:
@@ -735,8 +804,8 @@ class _Builder:
             ranked = self._ranked_group()
             if ranked is not None:  # "which decade has the most works", "most common type"
                 return "group", None, limit or 1, ranked
-        counting = wh == "how many" or self._has("how many", "how much", "number of",
-                                                 "count of", "total of") or (
+        counting = wh == "how many" or self._has("how many", "how much", "count of",
+                                                 "total of") or self._number_of() or (
             bool(words) and words[0] == "count")
         if counting and group is None and (order is None or wh == "how many"):
             return "count", None, None, None
@@ -783,7 +852,8 @@ class _Builder:
         for i in range(len(words)):
             for n in (3, 2, 1):
                 phrase = " ".join(words[i:i + n])
-                if not any(r.value in {"time", "text"} or r.id in ATTRIBUTE_RELATIONS
+                if not any(r.value in {"time", "text", "dimension"} or
+                           r.id in ATTRIBUTE_RELATIONS
                            for r in self.p.relations_for(phrase) if phrase in r.nouns):
                     continue
                 before = [w for w in words[:i] if w not in DETERMINERS]
@@ -841,6 +911,13 @@ class _Builder:
                 continue
             w = el.word
             if w in {"who", "whom", "whoever"} and i < 4:
+                rest = [e.word for e in els[i + 2:] if e.kind == "word"]
+                actors = [k for k, x in enumerate(rest) if self.p.nouns.get(x) == "Actor"
+                          and x not in {"who", "whom"}]
+                if i + 1 < len(els) and els[i + 1].word in COPULA and actors and all(
+                        x in COLLECTION_TAIL for x in rest[actors[-1] + 1:]) and \
+                        len(rest) == len(els) - i - 2:
+                    continue  # "who is the most prolific photographer": the photographer
                 return _Slot("Actor", "who"), self._before(els[:i]) + els[i + 1:]
             compound = i + 1 < len(els) and els[i + 1].word in GENERIC_TIME_NOUNS and bool(
                 self.p.relations_for(w))  # "acquisition date", "birth year"
@@ -1113,6 +1190,18 @@ class _Builder:
             slot.types.append(single if single in self.p.type_words else word)
         return slot
 
+    def _agent(self, slot: _Slot) -> None:
+        """"Photographers": the actors who made photographs, when the graph has that type
+        (not "the painter of X", who is whoever made X)."""
+        kind = AGENT_WORKS.get(singularise(slot.noun or ""))
+        if kind is None or kind not in self.p.type_words or "created-by" not in self.p.lexicon \
+                or slot.category != "Actor" or slot.anchor is not None or any(
+                    link[0] == "created-by" and link[2] for link in slot.links):
+            return
+        works = _Slot("Thing", pluralise(kind))
+        slot.links.append(("created-by", works, True, ()))
+        self.roles[id(works)] = kind
+
     def _link(self, left: _Slot, right: _Slot, cue: Sequence[str],
               hints: tuple[str, ...] = ()) -> bool:
         found = self._relation_between(left, right, cue)
@@ -1152,6 +1241,8 @@ class _Builder:
                 w in {"portrait", "portraits", "picture", "pictures", "image", "images",
                       "view", "views", "depiction", "depictions"} for w in self.verbs):
             words = [w for w in words if w != "of"] + ["by"]
+        if words == ["with"] and left == "Actor" and right == "Thing":
+            words, default = [], True  # "the artist with the most works": who made them
         return self._relation(words, left, right, default, anchor)
 
     def _hints(self, relation: Relation, cue: Sequence[str]) -> tuple[str, ...]:
@@ -1574,6 +1665,8 @@ class _Builder:
         for slot in slots:
             if slot.anchor is None or slot is slots[0]:
                 index(slot)
+        for slot in list(variables):
+            self._agent(slot)
         built: dict[int, Variable] = {}
         k = 0
         while k < len(variables):
@@ -1585,7 +1678,7 @@ class _Builder:
                     target = other.anchor
                 else:
                     target = index(other)
-                links.append(Link(relation, target, inverse, hints))
+                links.append(Link(relation, target, inverse, hints, self.roles.get(id(other))))
             built[k] = Variable(slot.category if slot.anchor is None else slot.anchor.category,
                                 slot.noun, tuple(slot.types), tuple(links),
                                 tuple(slot.filters), slot.anchor, tuple(slot.exclude))

@@ -69,12 +69,16 @@ class Link:
             Green``); True when it is the range (``X —made by→ who``).
         hints: words of event types that single out one event of several ("painted" →
             "painting"); ignored when no event matches them.
+        role: a word the made thing's type or its making event's type must contain, for
+            makers named by what they make ("painters": a painting, or a wall-painting
+            campaign); unlike hints, nothing else is kept.
     """
 
     relation: str
     target: Anchor | int
     inverse: bool = False
     hints: tuple[str, ...] = ()
+    role: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

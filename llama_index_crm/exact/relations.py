@@ -28,9 +28,26 @@ import numpy as np
 
 from llama_index_crm.exact.paths import CompiledStep, PathEngine, Walk
 from llama_index_crm.ontology import Step, find_config_dir, step_from_json
+from llama_index_crm.rdf import local_name
 from llama_index_crm.storage.names import fold_name
 
-__all__ = ["RELATIONS_FILE", "Relation", "RelationLexicon", "RelationWalker"]
+TYPE_HEAD_JOINERS = ("with", "of", "in", "on", "for", "from", "by")
+"""Words after the head noun of a type label ("church with a timber roof")."""
+
+
+def type_label_names(label: str, word: str) -> bool:
+    """Whether a folded type label is of the kind a folded word names: the word itself, its
+    last words ("intaglio print") or its first words before a preposition ("church with a
+    timber roof", "catalogue number of this dataset").
+
+    >>> [type_label_names(x, "print") for x in ("intaglio print", "print of", "printer")]
+    [True, False, False]
+    """
+    return label == word or label.endswith(" " + word) or any(
+        label.startswith(f"{word} {j} ") for j in TYPE_HEAD_JOINERS)
+
+__all__ = ["RELATIONS_FILE", "TYPE_HEAD_JOINERS", "Relation", "RelationLexicon", "RelationWalker",
+           "type_label_names"]
 
 RELATIONS_FILE = Path("exact") / "relations.json"
 AAT = "http://vocab.getty.edu/aat/"
@@ -186,7 +203,9 @@ class RelationWalker:
             if labels and len(self._type_pred):
                 mask = np.isin(store.p_ids, self._type_pred)
                 for term in np.unique(store.o_ids[mask]).tolist():
-                    if fold_name(store.label_of(term) or "") in labels:
+                    # an unlabelled type by its IRI's last part ("type/catalogue-number")
+                    name = store.label_of(term) or local_name(store.term(term))
+                    if any(type_label_names(fold_name(name), w) for w in labels):
                         ids.add(term)
             found = np.asarray(sorted(ids), dtype=np.int64)
             self._types[key] = found

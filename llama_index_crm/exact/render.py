@@ -222,7 +222,8 @@ def render(result: ExactResult, executor: Executor, limit: int = MAX_LISTED) -> 
         return f"{_capital(head)}, per {unit}: {'; '.join(parts)}{more}.{notes}"
     if not result.items:
         return _empty(result, executor) + notes
-    makers = [link for link in var.links if link.relation == "created-by" and link.inverse]
+    makers = [link for link in var.links if link.relation == "created-by" and link.inverse
+              and _specific(plan, link.target)]  # "who made X", not "british painters"
     if var.category == "Actor" and makers and len(result.items) <= limit:
         return _makers(result, makers[0], executor) + notes
     if var.noun in {"who", "whom"} and var.links and all(
@@ -234,6 +235,15 @@ def render(result: ExactResult, executor: Executor, limit: int = MAX_LISTED) -> 
             + notes
     head = f"{n} {noun_phrase(var, n)} {what}".replace("  ", " ").strip()
     return f"{_capital(head)}: {_listed(result.items, limit)}.{notes}"
+
+
+def _specific(plan: ExactPlan, target: Anchor | int) -> bool:
+    """Whether a link's target is a named node or a set narrowed by links or filters (not
+    every work of a type)."""
+    if isinstance(target, Anchor):
+        return True
+    var = plan.variables[target]
+    return bool(var.links or var.filters or var.anchor is not None)
 
 
 def _makers(result: ExactResult, link: Link, executor: Executor) -> str:

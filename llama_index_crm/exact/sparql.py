@@ -14,11 +14,10 @@ from collections.abc import Sequence
 from llama_index_crm.exact.execute import (
     NON_WORK_CLASSES,
     PHYSICAL_CLASS,
-    TYPE_HEAD_JOINERS,
     Executor,
 )
 from llama_index_crm.exact.plan import Anchor, ExactPlan, ValueFilter, Variable
-from llama_index_crm.exact.relations import Relation
+from llama_index_crm.exact.relations import TYPE_HEAD_JOINERS, Relation
 from llama_index_crm.ontology import Step
 from llama_index_crm.query.lexicon import singularise
 from llama_index_crm.rdf import RDF_VALUE, RDFS
@@ -120,8 +119,9 @@ class _Query:
             else:
                 other = _iri(link.target.node) if isinstance(link.target, Anchor) else \
                     f"?v{link.target}"
-            self.lines.append(f"{other} {path} {name} ." if link.inverse else
-                              f"{name} {path} {other} .")
+            if not (link.role and link.inverse and self.role(other, name, relation, link.role)):
+                self.lines.append(f"{other} {path} {name} ." if link.inverse else
+                                  f"{name} {path} {other} .")
             if isinstance(link.target, int):
                 self.var(link.target)
         for condition in var.filters:
@@ -130,6 +130,24 @@ class _Query:
             self.types(name, var.types)
         for node in var.exclude:
             self.lines.append(f"FILTER({name} != {_iri(node)})")
+
+    def role(self, made: str, maker: str, relation: Relation, role: str) -> bool:
+        """``made —relation→ maker`` where the made thing, or the event of the path that
+        made it, is typed with the word ``role``; False when the path cannot be split."""
+        typed = relation_path(self.x.lexicon["has-type"], self.x) \
+            if "has-type" in self.x.lexicon else None
+        steps = [(_step(s, self.x), s.optional) for s in relation.paths[0]]
+        if typed is None or len(steps) < 2 or steps[0][0] is None or any(
+                text is None and not optional for text, optional in steps):
+            return False
+        event, kind, label = self.fresh("event"), self.fresh("role"), self.fresh("rolelabel")
+        rest = "/".join(text for text, _ in steps[1:] if text)
+        self.lines.append(f"{made} {steps[0][0]} {event} . {event} {rest} {maker} .")
+        self.lines.append(f"{{ {made} {typed} {kind} }} UNION {{ {event} {typed} {kind} }}")
+        self.lines.append(f"{kind} {_alt(TEXT_PREDICATES)} {label} .")
+        self.lines.append(f'FILTER(REGEX(LCASE(STR({label})), '
+                          f'"(^|[^a-z]){fold_name(role)}([^a-z]|$)"))')
+        return True
 
     def classes(self, var: Variable) -> list[str]:
         """The graph's class IRIs of a variable's category (Things: no statements)."""
