@@ -126,6 +126,8 @@ def test_makers_named_by_what_they_make(exact: ExactAnswerer) -> None:
     top = ask(exact, "who is the most prolific painter")  # the painter, not "who"
     assert top.plan is not None and top.plan.variables[0].noun == "painter"
     assert top.plan.operation == "superlative"
+    assert top.text.startswith("Painter with the most paintings: ")  # paintings counted
+    assert any(link.role == "painting" for v in top.plan.variables for link in v.links)
 
 
 def test_equally_good_candidates_stay_an_ambiguity(tmp_path: Path) -> None:

@@ -386,14 +386,14 @@ class Executor:
         return kept or rows
 
     def _in_role(self, walk: Walk, rows: list[int], role: str) -> list[int]:
-        """Rows whose start (the made thing) or an event on the way is typed with ``role``
-        ("painting": a painting, or a wall-painting campaign); no others."""
+        """Rows whose made thing (at either end) or an event on the way is typed with
+        ``role`` ("painting": a painting, or a wall-painting campaign); no others."""
         wanted = fold_name(role)
         inner = self._inner(walk, rows)
-        nodes = {walk.origin(r) for r in rows} | set().union(*inner) if rows else set()
-        self._load_type_text(nodes)
-        return [row for row, between in zip(rows, inner, strict=True)
-                if any(wanted in self._type_words[n] for n in (walk.origin(row), *between))]
+        ends = [(walk.origin(r), int(walk.node[r])) for r in rows]
+        self._load_type_text({n for pair in ends for n in pair}.union(*inner))
+        return [row for row, between, pair in zip(rows, inner, ends, strict=True)
+                if any(wanted in self._type_words[n] for n in (*pair, *between))]
 
     @staticmethod
     def _inner(walk: Walk, rows: list[int]) -> list[set[int]]:
@@ -663,6 +663,8 @@ class Executor:
         ids = np.asarray([it.node for it in items], dtype=np.int64)
         walk = self.walker.walk(relation, ids, reverse=not link.inverse)
         rows = list(range(len(walk)))
+        if link.role:  # "the most prolific sculptor": his sculptures are counted
+            rows = self._in_role(walk, rows, link.role)
         for condition in var.filters:  # "the most works from the 1960s": their production
             if condition.through == link.relation and condition.years:
                 rows = self._dated(walk, rows, condition)

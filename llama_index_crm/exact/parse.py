@@ -376,10 +376,12 @@ class RulePlanner:
         nouns = dict(CLASS_NOUNS)
         self.type_words: set[str] = set(THING_TYPE_WORDS)
         for label, category in (type_nouns or {}).items():
-            key = fold_name(label)
+            # an AAT qualifier is no part of the noun: "bronzes (visual works)" → "bronzes"
+            key = fold_name(re.sub(r"\([^()]*\)", " ", label)) or fold_name(label)
             if key and key not in nouns and len(key) >= 3 and not key.isdigit():
-                for form in (key, pluralise(key)):
+                for form in dict.fromkeys((key, pluralise(key), singularise(key))):
                     nouns.setdefault(form, category)
+                self.type_words.add(singularise(key))
                 self.type_words.add(key)
         for word in THING_TYPE_WORDS:
             nouns.setdefault(word, "Thing")
@@ -616,8 +618,9 @@ class _Builder:
         self.time = time
         self.periods = sum(1 for e in elements if e.kind == "time")
         self.described = described
-        self.roles: dict[int, str] = {}
-        """Works slots of makers named by what they make (id → the word their types hold)."""
+        self.roles: dict[tuple[int, int], str] = {}
+        """Links (ids of their slots) to or from makers named by what they make: the word
+        the made things' types (or their making events' types) hold."""
         self.missing: list[Missing] = []
         self.ambiguous: list[Unresolved] = []
         self.notes: list[str] = []
@@ -921,6 +924,8 @@ class _Builder:
                 return _Slot("Actor", "who"), self._before(els[:i]) + els[i + 1:]
             compound = i + 1 < len(els) and els[i + 1].word in GENERIC_TIME_NOUNS and bool(
                 self.p.relations_for(w))  # "acquisition date", "birth year"
+            if w in self.p.nouns and self._modifier(i):
+                continue  # "american painters": the painters, members of American
             if w in self.p.nouns and not compound and (
                     w in ACQUISITION_NOUNS or not self._is_attribute_noun(i)) \
                     and w not in {"where"}:
@@ -935,6 +940,21 @@ class _Builder:
                     slot.types.append(single)
                 return slot, self._before(els[:i]) + els[i + 1:]
         return None, list(els)
+
+    def _modifier(self, i: int) -> bool:
+        """Whether the noun at ``i`` modifies an actor noun right after it and names a node
+        ("american painters"); it then becomes a name, linked to that noun."""
+        els = self.els
+        nxt = els[i + 1] if i + 1 < len(els) else None
+        if nxt is None or nxt.kind != "word" or self.p.nouns.get(nxt.word) != "Actor" or \
+                self.p.nouns.get(els[i].word) == "Actor" or els[i].possessive:
+            return False
+        candidates = self.p.names.exact(els[i].text, ["Actor", "Place", "Concept"])
+        if not candidates:
+            return False
+        self.els[i] = _El("mention", [els[i].word], els[i].text,
+                          Mention(0, 1, els[i].text, tuple(candidates)))
+        return True
 
     def _before(self, els: list[_El]) -> list[_El]:
         """Names before the head, each with the relation words between it and the head
@@ -1190,7 +1210,7 @@ class _Builder:
             slot.types.append(single if single in self.p.type_words else word)
         return slot
 
-    def _agent(self, slot: _Slot) -> None:
+    def _agent(self, slot: _Slot, variables: Sequence[_Slot]) -> None:
         """"Photographers": the actors who made photographs, when the graph has that type
         (not "the painter of X", who is whoever made X)."""
         kind = AGENT_WORKS.get(singularise(slot.noun or ""))
@@ -1198,9 +1218,14 @@ class _Builder:
                 or slot.category != "Actor" or slot.anchor is not None or any(
                     link[0] == "created-by" and link[2] for link in slot.links):
             return
+        for other in variables:  # "the most prolific sculptor": the works counted are his
+            if any(link[0] == "created-by" and link[1] is slot and not link[2]
+                   for link in other.links):
+                self.roles[id(other), id(slot)] = kind
+                return
         works = _Slot("Thing", pluralise(kind))
         slot.links.append(("created-by", works, True, ()))
-        self.roles[id(works)] = kind
+        self.roles[id(slot), id(works)] = kind
 
     def _link(self, left: _Slot, right: _Slot, cue: Sequence[str],
               hints: tuple[str, ...] = ()) -> bool:
@@ -1666,7 +1691,7 @@ class _Builder:
             if slot.anchor is None or slot is slots[0]:
                 index(slot)
         for slot in list(variables):
-            self._agent(slot)
+            self._agent(slot, variables)
         built: dict[int, Variable] = {}
         k = 0
         while k < len(variables):
@@ -1678,7 +1703,8 @@ class _Builder:
                     target = other.anchor
                 else:
                     target = index(other)
-                links.append(Link(relation, target, inverse, hints, self.roles.get(id(other))))
+                links.append(Link(relation, target, inverse, hints,
+                                  self.roles.get((id(slot), id(other)))))
             built[k] = Variable(slot.category if slot.anchor is None else slot.anchor.category,
                                 slot.noun, tuple(slot.types), tuple(links),
                                 tuple(slot.filters), slot.anchor, tuple(slot.exclude))

@@ -315,6 +315,9 @@ def _superlative(result: ExactResult, executor: Executor) -> str:
     if plan.order_by == "count":
         counted = next((v for v in plan.variables[1:]), None)
         thing = noun_phrase(counted, 2) if counted is not None else "members"
+        role = next((link.role for link in (counted.links if counted else ())
+                     if link.role and link.target == 0), None)
+        thing = pluralise(role) if role else thing  # "the most prolific sculptor": sculptures
         word = "most" if plan.descending else "fewest"
         top = "; ".join(f"{_quote(i)} ({i.count})" for i in result.items)
         return f"{_capital(noun)} with the {word} {thing}: {top}."
