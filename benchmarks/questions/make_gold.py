@@ -6,12 +6,13 @@ usage (from /work/main):
   python benchmarks/questions/make_gold.py --write   # rewrite the files with the computed gold
   python benchmarks/questions/make_gold.py --check --selftest ../shared/eval/ycba_dev.jsonl
                                                      # the derivation must reproduce the dev gold
-  options: --data ZIP (default ../shared/datasets/ycba/ycba_data.n3.zip), FILE ... (default: the
-  three ycba_*.jsonl beside this script)
+  options: --data ZIP (default ../shared/datasets/ycba/ycba_data.n3.zip; a directory loads every
+  *.zip in it), FILE ... (default: the three ycba_*.jsonl beside this script)
 
-make_gold_nmwa.py imports this module and runs the same derivation on the NMWA graph: what differs
-between graphs (data path, default files, anchor IRIs, museum names in credit lines, and a few
-extra rules) is a `Dataset`; `YCBA` below is this script's.
+make_gold_nmwa.py and make_gold_npg.py import this module and run the same derivation on the NMWA
+and NPG graphs: what differs between graphs (data path, default files, anchor IRIs, museum names
+and donor phrases in credit lines, and a few extra rules) is a `Dataset`; `YCBA` below is this
+script's.
 
 Only dependency: pyoxigraph.
 
@@ -29,7 +30,7 @@ dev set):
       group                -> nationality group label
       begin, year          -> a 4-digit year (first 4 digits of the literal)
       credit               -> credit line without the museum name and a leading "Gift of"/
-                              "Bequest of", cut at the first comma
+                              "Bequest of" (Dataset.credit_prefixes), cut at the first comma
       medium               -> the medium text cut at the first comma or " on " ("Watercolor on ...")
       label                -> the literal, whitespace collapsed
       count                -> the number as a string; for type aggregation also gold_count
@@ -103,6 +104,8 @@ class Dataset:
     # a `place` column is an answer entity (labelled by the first comma-separated part);
     # otherwise it is a helper column and ignored
     place_column: bool = False
+    # leading donor phrases removed from a credit line (after the museum name)
+    credit_prefixes: tuple[str, ...] = ("Gift of ", "Bequest of ")
 
 
 YCBA = Dataset(data=DEFAULT_DATA, files=tuple(DEFAULT_FILES), anchor_re=ANCHOR_RE,
@@ -110,10 +113,16 @@ YCBA = Dataset(data=DEFAULT_DATA, files=tuple(DEFAULT_FILES), anchor_re=ANCHOR_R
 
 
 def load_store(path: str) -> ox.Store:
-    with zipfile.ZipFile(path) as z:
-        data = b"".join(z.read(n) for n in sorted(z.namelist()) if not n.endswith("/"))
+    """Load a zip of N-Triples, or every *.zip of a directory (one bulk load per zip)."""
+    zips = sorted(os.path.join(path, f) for f in os.listdir(path)
+                  if f.endswith(".zip")) if os.path.isdir(path) else [path]
+    if not zips:
+        raise FileNotFoundError(f"no .zip file in {path}")
     store = ox.Store()
-    store.bulk_load(data, format=ox.RdfFormat.N_TRIPLES)
+    for zpath in zips:
+        with zipfile.ZipFile(zpath) as z:
+            data = b"".join(z.read(n) for n in sorted(z.namelist()) if not n.endswith("/"))
+        store.bulk_load(data, format=ox.RdfFormat.N_TRIPLES)
     return store
 
 
@@ -181,7 +190,7 @@ def credit_of(v: object, ds: Dataset = YCBA) -> str:
             s = s[len(museum):].lstrip(",; ")
     if ds.trailing_museum_re is not None:
         s = ds.trailing_museum_re.sub("", s)
-    for pre in ("Gift of ", "Bequest of "):
+    for pre in ds.credit_prefixes:
         if s.startswith(pre):
             s = s[len(pre):]
     return s.split(",")[0].strip()
