@@ -1,7 +1,7 @@
 """Exact answers: quality on the question sets, and latency on YCBA, NMWA and the whole NPG.
 
-Quality, per question set (the YCBA dev set, the three harder YCBA sets and the NMWA
-held-out set of ``benchmarks/questions/``), answered by the exact layer alone
+Quality, per question set (the YCBA dev set, the three harder YCBA sets and the NMWA and
+NPG held-out sets of ``benchmarks/questions/``), answered by the exact layer alone
 (:class:`ExactAnswerer`, no retrieval, no LLM; follow-ups get their conversation):
 
 * AnsAR: the fraction of ``answer_labels`` found in the answer (``shared/eval/score.py``'s
@@ -47,7 +47,7 @@ SETS: dict[str, list[Path]] = {
     "ycba": [SHARED / "eval" / "ycba_dev.jsonl", QUESTIONS / "ycba_rephrased.jsonl",
              QUESTIONS / "ycba_absent.jsonl", QUESTIONS / "ycba_superlatives.jsonl"],
     "nmwa": [QUESTIONS / "nmwa_heldout.jsonl"],
-    "npg": [HERE / "results" / "query_npg_questions.jsonl"],
+    "npg": [QUESTIONS / "npg_heldout.jsonl", HERE / "results" / "query_npg_questions.jsonl"],
 }
 INDEXES = Path("/tmp/bench_idx")
 

@@ -1330,10 +1330,17 @@ class _Builder:
         words = [w for w in fold_name(el.text).split() if w not in DETERMINERS]
         if not words:
             return False
-        current.filters.append(ValueFilter(fallback, contains=" ".join(words), forms=True))
-        self.notes.append(f"this graph records no “{relation.label}”; read in the "
-                          f"{self.p.lexicon[fallback].label}")
+        self._read_instead(current, fallback, words,
+                           f"this graph records no “{relation.label}”")
         return True
+
+    def _read_instead(self, current: _Slot, fallback: str, words: Sequence[str],
+                      why: str) -> None:
+        """Keep the members whose ``fallback`` text (a title, a credit line) holds
+        ``words`` (a title: in any word form), and say why."""
+        current.filters.append(ValueFilter(fallback, contains=" ".join(words),
+                                           forms=fallback == TITLE_RELATION))
+        self.notes.append(f"{why}; read in the {self.p.lexicon[fallback].label}")
 
     def _title_instead(self, el: _El, current: _Slot,
                        options: Sequence[tuple[str, Relation, bool]],
@@ -1355,9 +1362,7 @@ class _Builder:
                                 for c in missing.elsewhere):
             return False  # "stubbs horse": only "horse" is in the titles
         self.missing.pop()
-        current.filters.append(ValueFilter(fallback, contains=" ".join(words), forms=True))
-        self.notes.append(f"“{el.text}” is no name of this graph; read in the "
-                          f"{self.p.lexicon[fallback].label}")
+        self._read_instead(current, fallback, words, f"“{el.text}” is no name of this graph")
         return True
 
     def _statement_instead(self, el: _El, current: _Slot,
@@ -1376,10 +1381,7 @@ class _Builder:
         words = fold_name(el.text).split()
         while len(words) > 1 and (words[0] in HONORIFICS or words[0] in {"the", "and"}):
             words.pop(0)  # "Dr. Roland Lamb": credit lines may name him without the title
-        current.filters.append(ValueFilter(fallback, contains=" ".join(words),
-                                           forms=fallback == TITLE_RELATION))
-        self.notes.append(f"“{el.text}” is no name of this graph; read in the "
-                          f"{self.p.lexicon[fallback].label}")
+        self._read_instead(current, fallback, words, f"“{el.text}” is no name of this graph")
 
     def _expected(self, current: _Slot, cue: Sequence[str]) -> list[tuple[str, Relation, bool]]:
         """(category, relation, inverse) of what may follow ``current`` after ``cue``."""
