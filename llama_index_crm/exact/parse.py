@@ -306,7 +306,8 @@ TrialLink = Callable[[str, str | None, bool, Candidate], bool]
 def link_name(names: NameIndex, text: str, expected: Sequence[str] | None,
               candidates: Sequence[Candidate] | None = None, *, exact: bool = False,
               trial: TrialLink | None = None, relation: str | None = None,
-              inverse: bool = False, other: str | None = None) -> Anchor | Missing | Unresolved:
+              inverse: bool = False, other: str | None = None,
+              prefer: Sequence[str] = ()) -> Anchor | Missing | Unresolved:
     """The node words name, of the kind expected there; or why there is none.
 
     Args:
@@ -318,6 +319,8 @@ def link_name(names: NameIndex, text: str, expected: Sequence[str] | None,
             is then tried when none fits).
         trial / relation / inverse / other: settle a tie by data: keep the candidates
             through which ``relation`` finds something.
+        prefer: categories, best first, that settle a tie between nodes of several kinds
+            ("when was Alice Neel born": the person, not the portraits titled so).
     """
     if candidates is None:
         candidates = names.lookup(text)
@@ -335,6 +338,16 @@ def link_name(names: NameIndex, text: str, expected: Sequence[str] | None,
     best = [c for c in fitting if c.score == fitting[0].score]
     if len(best) > 1 and relation and trial is not None:
         best = [c for c in best if trial(relation, other, inverse, c)] or best
+    if len({c.node for c in best}) > 1 and len({c.category for c in best}) > 1:
+        for category in prefer:  # the kind the question asks about
+            kept = [c for c in best if c.category == category]
+            if kept:
+                best = kept
+                break
+        else:  # works titled after one person or place: the person or place is meant
+            named = [c for c in best if c.category != "Thing"]
+            if len({c.node for c in named}) == 1:
+                best = named
     if len({c.node for c in best}) > 1:
         # the others are named after one of them ("apse of Panagia Phorbiottissa (Asinou)")
         base = [c for c in best if all(fold_name(c.name) in fold_name(o.name) for o in best)]
@@ -618,6 +631,8 @@ class _Builder:
         self.time = time
         self.periods = sum(1 for e in elements if e.kind == "time")
         self.described = described
+        self.value_domains: list[str] = []
+        """Kinds of node the asked attributes describe, first asked first."""
         self.roles: dict[tuple[int, int], str] = {}
         """Links (ids of their slots) to or from makers named by what they make: the word
         the made things' types (or their making events' types) hold."""
@@ -641,12 +656,14 @@ class _Builder:
 
     def _anchor(self, el: _El, expected: Sequence[str] | None,
                 relation: str | None = None, inverse: bool = False,
-                other: str | None = None) -> Anchor | None:
+                other: str | None = None, prefer: Sequence[str] = ()) -> Anchor | None:
         """The node an element names, checked against the categories expected there."""
         candidates = el.mention.candidates if el.mention is not None else None
+        prefer = list(prefer) or [c for c in (expected or ()) if c != "Any"] or \
+            self.value_domains
         found = link_name(self.p.names, el.text, expected, candidates,
                           exact=el.kind == "mention", trial=self.p.trial, relation=relation,
-                          inverse=inverse, other=other)
+                          inverse=inverse, other=other, prefer=prefer)
         if isinstance(found, Missing):
             self.missing.append(found)
             return None
@@ -722,6 +739,10 @@ class _Builder:
         if head is None and operation not in {"value", "describe"}:
             return self._done(None, "no subject")
         slots: list[_Slot] = [head] if head is not None else []
+        if operation == "value":  # a name of several kinds: the kind the attribute needs
+            asked = sorted(self._attributes(wh, operation), key=lambda r: not self._verb_in(r))
+            self.value_domains = list(dict.fromkeys(r.domain for r in asked
+                                                    if r.domain != "Any"))
         anchors = self._chain(head, rest, slots)
         if self.missing or self.ambiguous:
             return self._done(None, "names")
@@ -1001,7 +1022,9 @@ class _Builder:
                     cue = [w]
                 elif w in self.p.nouns and w not in COLLECTION:
                     nxt = rest[i + 1].word if i + 1 < len(rest) else ""
-                    if nxt == "of" and self.p.relations_for(w):  # "the artist of X"
+                    if nxt == "of" and self.p.relations_for(w) and not (
+                            current is not None and cue and w in self.p.nouns and
+                            self.p.nouns[w] != current.category):  # "the artist of X"
                         cue.append(w)
                     elif current is not None and cue:
                         slot = self._noun_slot(w)
@@ -1032,7 +1055,9 @@ class _Builder:
             words = cue or after[:1]
             apposition = cue == ["⟨adj⟩"] and current is head and head is not None and \
                 head.noun in GENERIC_THINGS and not head.links and head.anchor is None and \
-                el.mention is not None and el.mention.candidates[0].category == "Thing"
+                el.mention is not None and el.mention.candidates[0].category == "Thing" and \
+                not any(c.category == "Actor" for c in el.mention.candidates
+                        if c.score == el.mention.score)  # "andy warhol works": his
             if (apposition or (not cue and i and rest[i - 1].word in COPULA)) and \
                     current is not None and current is head and not head.links and \
                     head.anchor is None and head.noun not in {"who", "whom"}:
@@ -1240,6 +1265,8 @@ class _Builder:
             self.notes.append(f"{right.anchor.label} holds the whole collection")
             return True
         left.links.append((relation.id, right, inverse, hints or self._hints(relation, cue)))
+        if left.noun and singularise(left.noun) in relation.nouns and not inverse:
+            left.types.clear()  # "portraits of X": works depicting X, whatever their type
         return True
 
     def _relation_between(self, left: _Slot, right: _Slot,
@@ -1247,6 +1274,14 @@ class _Builder:
         words = [w for w in cue if w not in {"⟨adj⟩", "⟨poss⟩"}]
         verbs = [w for w in words if w not in PREPOSITIONS]
         found = None
+        noun = singularise(left.noun or "")
+        if not verbs and noun:  # "portraits of X": the noun names the relation (depicts)
+            named = [r for r in self.p.relations_for(noun) if noun in r.nouns and
+                     _fits(r.domain, left.category) and _fits(r.range, right.category) and
+                     r.value == "node" and (not words or any(
+                         w in r.prepositions for w in words))]
+            if named:
+                return named[0], False
         if verbs:  # the verb decides ("acquired by" is not "made by")
             found = self.p_relation(verbs + [" ".join(words)], left.category, right.category,
                                     default=False, anchor=right.anchor)
@@ -1300,7 +1335,8 @@ class _Builder:
         if self._unrecorded_instead(el, current, options, cue):
             return None
         anchor = self._anchor(el, expected if "Any" not in expected else None, relation.id,
-                              inverse, current.category)
+                              inverse, current.category,
+                              prefer=[c for c in expected if c != "Any"])
         if anchor is None:
             if not self._title_instead(el, current, options, cue):
                 self._statement_instead(el, current, options, cue)
