@@ -54,6 +54,12 @@ person persons people man men woman women individual individuals sitter sitters"
 GROUP_NOUNS = word_set("""
 group groups nationality nationalities organisation organisations organization
 organizations institution institutions""")
+GENDER_WORDS = {
+    **dict.fromkeys(word_set("woman women female females lady ladies"),
+                    frozenset({"female", "woman", "women", "feminine"})),
+    **dict.fromkeys(word_set("man men male males gentleman gentlemen"),
+                    frozenset({"male", "man", "men", "masculine"}))}
+"""Actor nouns that name a gender, and the words of the types that record it."""
 NOT_RECORDED = "(not recorded)"
 MATERIAL_RELATION = "made-of"
 DIMENSION_STATEMENT = "dimensions-statement"
@@ -264,6 +270,7 @@ class Executor:
                 known.sort(key=lambda g: -len(g.items))
                 cut = len(known[min(plan.limit, len(known)) - 1].items) if known else 0
                 result.groups = [g for g in known if len(g.items) >= cut]
+        result.notes = list(dict.fromkeys([*plan.notes, *self._notes]))  # ranking's too
         return result
 
     def _relations(self, plan: ExactPlan) -> list[str]:
@@ -447,27 +454,49 @@ class Executor:
         if var.category == "Thing" and var.anchor is None:
             keep &= self._works(nodes)
         noun = (var.noun or "").lower()
-        if noun in PERSON_NOUNS:
-            keep &= self.engine.has_class(nodes, self.engine.class_ids(PERSON_CLASS))
-        if noun in GROUP_NOUNS:
-            keep &= self.engine.has_class(nodes, self.engine.class_ids(GROUP_CLASS))
+        genders = [GENDER_WORDS[w] for w in (noun, *var.types) if w in GENDER_WORDS]
+        if genders and var.category == "Actor":
+            keep &= self._gendered(nodes, genders[0], noun)
+        for nouns, cls in ((PERSON_NOUNS, PERSON_CLASS), (GROUP_NOUNS, GROUP_CLASS)):
+            if noun not in nouns or (genders and noun in GENDER_WORDS):
+                continue
+            classes = self.engine.class_ids(cls)
+            if len(classes):
+                keep &= self.engine.has_class(nodes, classes)
+            else:  # NPG types every actor E39 only: "people" cannot be told apart
+                self._notes.append(f"the graph does not say which actors are {noun}")
         excluded = set(self.engine.ids(list(var.exclude)).tolist())
         self._left_out += sum(1 for n, k in zip(nodes.tolist(), keep.tolist(), strict=True)
                               if k and n in excluded)
         members = {n: members[n] for n, k in zip(nodes.tolist(), keep.tolist(), strict=True)
                    if k and n not in excluded}
-        if var.types:
+        types = [t for t in var.types if t not in GENDER_WORDS]  # genders: checked above
+        if types:
             self._load_type_text(n for n in members if n not in self._type_labels)
             if any(self._type_labels.get(n) for n in members):
-                members = {n: ev for n, ev in members.items() if self._typed(n, var.types)}
+                members = {n: ev for n, ev in members.items() if self._typed(n, types)}
             elif members:  # "which country…" where places carry no type: not checked
                 self._notes.append(f"no {var.noun or 'member'} has a type recorded, so "
-                                   f"“{'/'.join(var.types)}” is not checked")
+                                   f"“{'/'.join(types)}” is not checked")
         for condition in var.filters:
             if condition.through is None or not any(
                     link.relation == condition.through for link in var.links):
                 members = self._value_filter(members, condition)
         return members
+
+    def _gendered(self, nodes: np.ndarray, words: frozenset[str], noun: str) -> np.ndarray:
+        """Boolean per actor: typed with a gender word ("Female"); all True, and said, when
+        none of them has a gender recorded."""
+        self._load_type_text(nodes.tolist())
+        found = np.fromiter((bool(self._type_words[int(n)] & words) for n in nodes),
+                            dtype=bool, count=len(nodes))
+        if found.any():
+            return found
+        everyone = set().union(*GENDER_WORDS.values())
+        if not any(self._type_words[int(n)] & everyone for n in nodes):
+            self._notes.append(f"the graph records no gender, so “{noun}” is not checked")
+            return np.ones(len(nodes), dtype=bool)
+        return found
 
     def _works(self, nodes: np.ndarray) -> np.ndarray:
         """Boolean per Thing: not only a statement, image, name or record of another."""
@@ -596,6 +625,12 @@ class Executor:
         if plan.order_by == "count":
             self._count_linked(plan, items)
             ranked = [it for it in items if it.count]
+            if plan.variables[0].category == "Actor":
+                stand_ins = [it for it in ranked if is_placeholder(it.label)]
+                ranked = [it for it in ranked if not is_placeholder(it.label)]
+                for it in sorted(stand_ins, key=lambda it: -(it.count or 0))[:3]:
+                    self._notes.append(f"“{it.label}” ({it.count}) is left out: it stands for "
+                                       f"no one actor")
             key = [float(it.count or 0) for it in ranked]
         else:
             name, _, measure = (plan.order_by or "creation-date").partition(":")
@@ -770,6 +805,27 @@ def statement_size(text: str) -> tuple[float, float] | None:
             factor = 1.0 if unit == "cm" else INCH_CM
             return round(height * factor, 2), round(width * factor, 2)
     return None
+
+
+PLACEHOLDER_WORDS = ("unidentified", "unknown", "anonymous", "anon", "unattributed",
+                     "not identified", "various", "multiple", "several")
+"""First words of actor names that stand for no one ("Unidentified Artist", "(Multiple
+Sitters)", "Unknown maker"): left out of rankings."""
+
+
+def is_placeholder(label: str) -> bool:
+    """Whether an actor's name stands for no one actor.
+
+    >>> is_placeholder("Unidentified Artist"), is_placeholder("(Non-Portrait)")
+    (True, True)
+    >>> is_placeholder("Variously Smith"), is_placeholder("Anne Unknown")
+    (False, False)
+    """
+    text = label.strip()
+    if text.startswith("(") and text.endswith(")"):
+        return True
+    folded = fold_name(text)
+    return any(folded == w or folded.startswith(w + " ") for w in PLACEHOLDER_WORDS)
 
 
 def _years_text(span: tuple[int, int] | None) -> str:

@@ -166,6 +166,11 @@ HOW_MEASURES = ("how many", "how much", "how old", "how big", "how large", "how 
 """"How" questions that ask for a number; other "how" questions (manner) are not compiled."""
 GENERIC_TIME_NOUNS = word_set("year years date dates time decade century period when")
 """Nouns that ask for a date without saying which: the verb decides (acquired, born…)."""
+NOUNS_OF = {"Thing": "works", "Actor": "actors", "Place": "places", "Concept": "terms",
+            "Event": "events"}
+"""A plain noun for a variable of a category the question does not name."""
+GENDER_NOUNS = word_set("woman women female females man men male males")
+"""Nouns that put a gender on the actor noun after them ("women artists")."""
 COLLECTION_TAIL = word_set("in the collection graph museum here of all time ever ?")
 """Words that may end a question after its head noun ("… photographer in the collection")."""
 AGENT_WORKS = {"painter": "painting", "photographer": "photograph", "sculptor": "sculpture",
@@ -746,6 +751,9 @@ class _Builder:
         anchors = self._chain(head, rest, slots)
         if self.missing or self.ambiguous:
             return self._done(None, "names")
+        if head is not None and operation in {"list", "count"} and not head.links and \
+                not head.filters and head.anchor is None and not self.notes:
+            self._existential(head, slots)
         if operation in {"value", "describe"} and not self._titles_hold():
             return self._done(None, "names")
         attributes = [r for r in self._attributes(wh, operation)
@@ -766,6 +774,26 @@ class _Builder:
         if group is not None:
             return self._group(head, slots, group, limit if operation == "group" else None)
         return self._done(self._plan(slots, operation))
+
+    def _existential(self, head: _Slot, slots: list[_Slot]) -> None:
+        """A relation verb with nothing after it: "how many women are depicted" are those
+        depicted in something, "works that were donated" those given by someone."""
+        for word in self.words:
+            if word in HOLDING_VERBS or word in AUX or word == head.noun:
+                continue
+            for relation in self.p.relations_for(word):
+                if word not in relation.verbs or relation.value != "node":
+                    continue
+                if _fits(relation.domain, head.category):
+                    other, inverse = relation.range, False
+                elif _fits(relation.range, head.category):
+                    other, inverse = relation.domain, True
+                else:
+                    continue
+                slot = _Slot(None if other == "Any" else other, NOUNS_OF.get(other))
+                head.links.append((relation.id, slot, inverse, ()))
+                slots.append(slot)
+                return
 
     def _done(self, plan: ExactPlan | None, reason: str = "") -> Parsed:
         named = plan is not None and plan.operation in {"value", "describe"} and \
@@ -863,7 +891,8 @@ class _Builder:
                 before = [w for w in words[:i] if w not in DETERMINERS]
                 after = words[i + n] if i + n < len(words) else ""
                 owner = i and self.els[i - 1].possessive
-                if not before or before[-1] in WH or before[-1] in AUX or owner or \
+                named = i and self.els[i - 1].kind in {"mention", "run"}  # "X birth year"
+                if not before or before[-1] in WH or before[-1] in AUX or owner or named or \
                         after in {"of", "for"} or before[-1] in IMPERATIVE:
                     found.append(phrase)
         return found
@@ -903,6 +932,11 @@ class _Builder:
         for i, w in enumerate(words):
             if w in GROUP_UNITS and (i == 0 or words[i - 1] in WH | {"the"}):
                 return w
+        if words and words[0] == "where":  # "where were most works made": by the place
+            places = [r for r in self.p.lexicon.values() if r.range == "Place" and
+                      r.value == "node" and self._verb_in(r)]
+            if places:
+                return places[0].nouns[0] if places[0].nouns else None
         for i, w in enumerate(words[:-1]):  # "which credit line appears most often"
             if w in {"which", "what"}:
                 for n in (3, 2, 1):
@@ -930,6 +964,7 @@ class _Builder:
         before it ("harry lyman - how many works?", "smibert paintings") with a default
         relation ("Whistler etchings": made by; "British artists": members of)."""
         els = self.els
+        gender: list[str] = []
         for i, el in enumerate(els):
             if el.kind != "word":
                 continue
@@ -947,11 +982,16 @@ class _Builder:
                 self.p.relations_for(w))  # "acquisition date", "birth year"
             if w in self.p.nouns and self._modifier(i):
                 continue  # "american painters": the painters, members of American
+            nxt = els[i + 1].word if i + 1 < len(els) and els[i + 1].kind == "word" else ""
+            if w in GENDER_NOUNS and self.p.nouns.get(nxt) == "Actor" and nxt not in {
+                    "who", "whom"}:
+                gender.append(w)  # "women artists": artists, women
+                continue
             if w in self.p.nouns and not compound and (
                     w in ACQUISITION_NOUNS or not self._is_attribute_noun(i)) \
                     and w not in {"where"}:
                 category = self.p.nouns[w]
-                slot = _Slot(category, w)
+                slot = _Slot(category, w, types=list(gender))
                 single = _TYPE_SYNONYMS.get(singularise(w), singularise(w))
                 if category == "Thing" and w not in GENERIC_THINGS:
                     slot.types.append(single if single in self.p.type_words else w)
@@ -1258,7 +1298,8 @@ class _Builder:
         if found is None:
             return False
         relation, inverse = found
-        if relation.id == "acquired-by" and right.anchor is not None and \
+        plain = all(w in PREPOSITIONS or w.startswith("⟨") for w in cue)
+        if (relation.id == "acquired-by" or plain) and right.anchor is not None and \
                 right.anchor.node in self.p.holders() and not any(
                     w in ACQUISITION_VERBS for w in cue):
             # "works at the YCBA", "does the museum have": the graph's own collection
@@ -1303,6 +1344,8 @@ class _Builder:
             words = [w for w in words if w != "of"] + ["by"]
         if words == ["with"] and left == "Actor" and right == "Thing":
             words, default = [], True  # "the artist with the most works": who made them
+        if words and set(words) <= {"in", "on"} and left == "Actor" and right == "Thing":
+            words = ["depicted"]  # "who is in it": people are in a picture
         return self._relation(words, left, right, default, anchor)
 
     def _hints(self, relation: Relation, cue: Sequence[str]) -> tuple[str, ...]:
@@ -1552,6 +1595,8 @@ class _Builder:
         if wanted is not None and wanted is not relation and subject.anchor is not None and \
                 not any(_fits(wanted.domain, s.anchor.category if s.anchor else s.category)
                         for s in subjects):
+            if self._relink(subjects, [wanted]):  # "mary cassatt": Mary Stevenson Cassatt
+                return self._value_plan(head, anchors, attributes, operation, slots)
             # "Paul Mellon's birth year": a birth needs a person, the name is a work's
             self.missing.append(Missing(subject.anchor.text, (wanted.domain,), tuple(
                 self.p.names.closest(subject.anchor.text, [wanted.domain])), (Candidate(
@@ -1684,6 +1729,12 @@ class _Builder:
         if noun is None:
             noun = "works"
         slot = self._noun_slot(noun) if noun in self.p.nouns else _Slot("Thing", "works")
+        for k, (relation_id, other, inverse, hints) in enumerate(head.links):
+            if other.anchor is None and other.noun == slot.noun:
+                # "who made the most works in the 1840s": the works the question linked
+                del head.links[k]
+                other.links.append((relation_id, head, not inverse, hints))
+                return other
         verbs = [w for w in self.verbs if self.p.relations_for(w) and w not in HOLDING_VERBS
                  and w not in ranking]
         found = self._relation_between(slot, head, verbs) if verbs else None

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from llama_index_crm.exact.execute import ExactResult, Executor, Item, Value
+from llama_index_crm.exact.execute import GENDER_WORDS, ExactResult, Executor, Item, Value
 from llama_index_crm.exact.plan import Anchor, ExactPlan, Link, ValueFilter, Variable
 from llama_index_crm.exact.relations import RelationLexicon
 from llama_index_crm.query.lexicon import pluralise, singularise
@@ -90,6 +90,9 @@ def noun_phrase(var: Variable, n: int) -> str:
     noun = var.noun if var.noun and var.noun not in {"who", "whom", "where"} else None
     noun = noun or NOUNS.get(var.category or "", "entities")
     single, plural = singularise(noun), pluralise(singularise(noun))
+    gender = next((t for t in var.types if t in GENDER_WORDS and t != noun), None)
+    if gender is not None:  # "women artists", "a female photographer"
+        return f"{singularise(gender) if n == 1 else gender} {single if n == 1 else plural}"
     return single if n == 1 else plural
 
 
@@ -109,8 +112,9 @@ def constraint_phrase(var: Variable, plan: ExactPlan) -> str:
         parts.append((backward if link.inverse else forward).format(_target(link, plan)))
     for condition in var.filters:
         parts.append(_filter_phrase(condition))
-    if var.types and var.noun and singularise(var.noun) not in var.types:
-        parts.append("of type " + " or ".join(var.types))
+    types = [t for t in var.types if t not in GENDER_WORDS]  # said before the noun
+    if types and var.noun and singularise(var.noun) not in types:
+        parts.append("of type " + " or ".join(types))
 
     return " ".join(parts)
 
@@ -207,7 +211,7 @@ def render(result: ExactResult, executor: Executor, limit: int = MAX_LISTED) -> 
             return _empty(result, executor) + notes
         among = f", among them {_join([_quote(i) for i in result.items[:5]])}" if n > 1 \
             else f": {_listed(result.items, 1)}"
-        return f"{n} {noun_phrase(var, n)} {what}{among}.{notes}".replace("  ", " ")
+        return f"{f'{n} {noun_phrase(var, n)} {what}'.strip()}{among}.{notes}".replace("  ", " ")
     if plan.operation == "superlative":
         return _superlative(result, executor) + notes
     if plan.operation == "group":
@@ -231,7 +235,8 @@ def render(result: ExactResult, executor: Executor, limit: int = MAX_LISTED) -> 
         link = var.links[0]
         assert isinstance(link.target, Anchor)
         verb = lexicon[link.relation].label
-        return f"{_quote(link.target)} was {verb} {_join([_quote(i) for i in result.items])}." \
+        verb = f"was {verb}" if verb.endswith(" by") else verb  # "was made by", "depicts"
+        return f"{_quote(link.target)} {verb} {_join([_quote(i) for i in result.items])}." \
             + notes
     head = f"{n} {noun_phrase(var, n)} {what}".replace("  ", " ").strip()
     return f"{_capital(head)}: {_listed(result.items, limit)}.{notes}"

@@ -40,7 +40,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from llama_index_crm.ontology import Ontology
-from llama_index_crm.rdf import RDF_TYPE, RDF_VALUE, RDFS, SKOS, Literal, decode_object
+from llama_index_crm.rdf import RDF_TYPE, RDF_VALUE, RDFS, SKOS, Literal, decode_object, local_name
 from llama_index_crm.storage.triples import TripleStore
 
 NAMES_FILE = "names.parquet"
@@ -130,6 +130,11 @@ def _predicates(store: TripleStore, ontology: Ontology) -> _Predicates:
     return _Predicates(*(np.asarray(groups[k], dtype=np.int64) for k in _Predicates._fields))
 
 
+SUBJECT_PROPERTIES = frozenset({"P62", "P129", "P138"})
+"""Properties whose untyped objects are subjects: the "Banjo" or "Necktie" a portrait depicts
+(NPG's thesaurus terms have no class; P62's range, E1, has no category)."""
+
+
 def node_categories(store: TripleStore, ontology: Ontology) -> np.ndarray:
     """The fundamental category of every term as an index into ``CATEGORIES``, -1 if none.
 
@@ -166,6 +171,11 @@ def node_categories(store: TripleStore, ontology: Ontology) -> np.ndarray:
         objects = store.o_ids[store.p_ids == pred]
         objects = objects[untyped[objects]]
         out[objects] = code[category]
+    untyped = (out < 0) & ~store.is_literal
+    for pred in np.unique(store.p_ids).tolist():  # what a work depicts or is about: a term
+        if local_name(store.term(pred)).split("_")[0] in SUBJECT_PROPERTIES:
+            objects = store.o_ids[store.p_ids == pred]
+            out[objects[untyped[objects]]] = code["Concept"]
     return out
 
 
