@@ -18,6 +18,7 @@ from conftest import DEMO_GRAPH, SHARED, requires_shared
 from llama_index_crm.exact.answerer import ExactAnswer, ExactAnswerer, answerer_for
 from llama_index_crm.exact.execute import within
 from llama_index_crm.exact.linking import NameIndex
+from llama_index_crm.exact.plan import Anchor
 from llama_index_crm.index import CrmGraphIndex
 from llama_index_crm.storage.names import NameRow, fold_name
 
@@ -313,3 +314,77 @@ def test_relation_table_rejects_a_property_the_ontology_lacks(tmp_path: Path) ->
     assert run.returncode == 1
     assert "bogus: unknown property P999_was_dreamt_by" in run.stderr
     assert (copy / "exact" / "relations.json").read_bytes() == before  # nothing half-written
+
+
+# ----------------------------------------------------------------------------- NPG sample
+NPG_SEEDS = """PREFIX crm: <http://www.cidoc-crm.org/cidoc-crm/>
+PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+SELECT DISTINCT ?o WHERE {
+ { ?o crm:P62_depicts ?s . ?s rdfs:label ?l .
+   FILTER(?l IN ("Jackson Pollock", "Pablo Picasso", "Banjo")) }
+ UNION { ?o crm:P108i_was_produced_by/crm:P14_carried_out_by ?a . ?a rdfs:label ?l .
+         FILTER(?l IN ("Alice Neel", "Hans Namuth")) }
+ UNION { ?o rdfs:label ?l . FILTER(?l IN ("Huddle", "Alice Neel", "Jackson Pollock")) }
+}"""
+
+
+@pytest.fixture(scope="module")
+def npg(tmp_path_factory: pytest.TempPathFactory) -> ExactAnswerer:
+    """The National Portrait Gallery around a hundred portraits (Pollock, Picasso, Alice
+    Neel, Hans Namuth, a banjo): four hops of real triples from the whole NPG dump, where
+    titles are sitters' names, sitters are P62 links, gender is a type."""
+    import zipfile
+
+    import pyoxigraph as ox
+
+    folder = SHARED / "datasets" / "npg"
+    if not folder.is_dir():
+        pytest.skip(f"{folder} not present")
+    store = ox.Store()
+    for archive in sorted(folder.glob("*.zip")):
+        with zipfile.ZipFile(archive) as zf:
+            for member in zf.namelist():
+                store.bulk_load(zf.read(member), ox.RdfFormat.N_TRIPLES)
+    nodes = {row["o"] for row in store.query(NPG_SEEDS)}  # type: ignore[union-attr]
+    frontier, lines = set(nodes), set()
+    for _ in range(4):
+        found = set()
+        for node in frontier:
+            for quad in store.quads_for_pattern(node, None, None):
+                lines.add(f"{quad.subject} {quad.predicate} {quad.object} .")
+                if isinstance(quad.object, ox.NamedNode) and quad.object not in nodes and \
+                        not quad.predicate.value.endswith("#type"):
+                    found.add(quad.object)
+        nodes |= found
+        frontier = found
+    sample = tmp_path_factory.mktemp("npg") / "npg_sample.nt"
+    sample.write_text("\n".join(sorted(lines)) + "\n", encoding="utf-8")
+    return answerer_for(CrmGraphIndex.build([str(sample)], sample.parent / "index"))
+
+
+def test_npg_a_name_of_a_person_and_of_portraits_titled_after_them(npg: ExactAnswerer) -> None:
+    born = npg.answer("when was alice neel born")  # the person, not the works so titled
+    assert born.status == "answered" and "1900" in born.text
+    makers = npg.answer("which artists made portraits of jackson pollock?")
+    assert {i["label"] for i in makers.items} == {"Arnold A. Newman", "Hans Namuth"}
+    neel = npg.answer("show me the alice neel works")  # her works, not the works titled so
+    assert neel.status == "answered" and (neel.total or 0) > 3
+    assert neel.plan is not None
+    link = neel.plan.variables[0].links[0]
+    assert link.relation == "created-by" and isinstance(link.target, Anchor)
+    assert link.target.category == "Actor"
+
+
+def test_npg_sitters_subjects_gender_and_placeholders(npg: ExactAnswerer) -> None:
+    sitter = npg.answer("who is in huddle")
+    assert sitter.text == "“Huddle” depicts Robert Francis Kennedy."
+    banjo = npg.answer("which portraits show a banjo")  # an untyped P62 subject is a term
+    assert banjo.total == 5
+    picasso = npg.answer("portraits of picasso")  # depicting him, whatever the works' type
+    assert picasso.total == 3
+    women = npg.answer("how many women artists are there")
+    assert women.count is not None and 0 < women.count < len(
+        npg.answer("how many artists are there").items)
+    top = npg.answer("who made the most works")
+    assert top.items and "Unidentified" not in top.items[0]["label"]
+    assert "is left out: it stands for no one actor" in top.text
