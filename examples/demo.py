@@ -28,6 +28,8 @@ QUESTIONS = (
     "How many churches are in Nicosia District?",
     "how many churches did picasso paint",
     "what is the oldest church",
+    "when was asinou built",
+    "who is the most prolific painter",
 )
 
 
