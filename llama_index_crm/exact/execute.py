@@ -298,8 +298,8 @@ class Executor:
                 continue
             dated = [f for f in var.filters if f.through == link.relation and f.years]
             sets.append(self._link(plan, link, skip, dated))
-        if not sets:
-            sets.append({int(n): [] for n in self._base(var)})
+        if not sets:  # one shared empty evidence list: evidence lists are never mutated
+            sets.append(dict.fromkeys(self._base(var).tolist(), []))
         members = sets[0]
         for other in sets[1:]:
             members = {n: members[n] + ev for n, ev in other.items() if n in members}

@@ -189,6 +189,7 @@ class PathEngine:
             self._by_name.setdefault(name, []).append(term_id)
         self.type_id = store.id_of(RDF_TYPE)
         self._class_ids: dict[str, np.ndarray] = {}
+        self._classes_used: np.ndarray | None = None
         self._cache: dict[tuple[Step, ...], CompiledStep] = {}
 
     # -- terms -----------------------------------------------------------------------------
@@ -210,6 +211,13 @@ class PathEngine:
         backward = self.store.take(self.property_ids(inverse)) if inverse else []
         return forward, backward
 
+    def classes_used(self) -> np.ndarray:
+        """Ids of the terms the graph uses as classes (objects of ``rdf:type``), cached."""
+        if self._classes_used is None:
+            self._classes_used = _EMPTY if self.type_id is None else np.unique(
+                self.store.o_ids[self.store.p_ids == self.type_id])
+        return self._classes_used
+
     def class_ids(self, cls: str) -> np.ndarray:
         """Ids of the graph's class IRIs that are ``cls`` or a subclass of it."""
         found = self._class_ids.get(cls)
@@ -218,7 +226,7 @@ class PathEngine:
             if self.type_id is None:
                 found = _EMPTY
             else:
-                classes = np.unique(self.store.o_ids[self.store.p_ids == self.type_id])
+                classes = self.classes_used()
                 names = self.store.take(classes)
                 found = np.asarray([c for c, n in zip(classes.tolist(), names, strict=True)
                                     if (self.ontology.canonical(n) or n) in wanted],

@@ -155,9 +155,8 @@ class _Query:
         if engine.type_id is None or var.category is None:
             return []
         store = self.x.store
-        import numpy as np
 
-        found = np.unique(store.o_ids[store.p_ids == engine.type_id])
+        found = engine.classes_used()
         non_work = {int(c) for cls in NON_WORK_CLASSES for c in engine.class_ids(cls)}
         physical = {int(c) for c in engine.class_ids(PHYSICAL_CLASS)}
         out = []

@@ -21,6 +21,7 @@ cited triples.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -93,47 +94,74 @@ def cheapest_paths(
         path of a document reached at a start node is empty.
     """
     start = np.unique(np.asarray(start, dtype=np.int64))
-    cost: dict[int, float] = {int(n): 0.0 for n in start}
-    parent: dict[int, tuple[int, Step]] = {}
+    scratch = _scratch(store)
+    cost, src, pred, fwd = scratch.cost, scratch.src, scratch.pred, scratch.forward
+    touched = [start]
+    cost[start] = 0.0
     frontier = start
-    for hop in range(max_hops):
-        if hop:
-            frontier = frontier[store.degrees(frontier) <= max_degree]
-        if not len(frontier):
-            break
-        owner, preds, others, forward = store.edges(frontier)
-        keep = ~weights.schema(preds) & ~store.is_literal[others]
-        owner, preds, others, forward = owner[keep], preds[keep], others[keep], forward[keep]
-        if len(preds) > MAX_STEPS_PER_HOP:
-            break  # the hop would sweep a large part of the graph
-        base = np.fromiter((cost[int(n)] for n in frontier[owner]), dtype=np.float64,
-                           count=len(owner))
-        totals = base + (2.0 - weights(preds).astype(np.float64))
-        order = np.lexsort((totals, others))
-        others, totals = others[order], totals[order]
-        first = np.ones(len(others), dtype=bool)
-        first[1:] = others[1:] != others[:-1]
-        improved = []
-        for i in np.flatnonzero(first).tolist():
-            node, total = int(others[i]), float(totals[i])
-            if total < cost.get(node, np.inf):
-                j = order[i]
-                src, p = int(frontier[owner[j]]), int(preds[j])
-                cost[node] = total
-                parent[node] = (src, (src, p, node) if forward[j] else (node, p, src))
-                improved.append(node)
-        frontier = np.asarray(improved, dtype=np.int64)
-    found: dict[int, tuple[int, list[Step]]] = {}
-    for node in sorted((n for n in cost if n in targets), key=lambda n: cost[n]):
-        doc = targets[node]
-        if doc in found:
-            continue
-        steps: list[Step] = []
-        at = node
-        while at in parent:
-            at, step = parent[at]
-            steps.append(step)
-        found[doc] = (at, steps[::-1])
+    try:
+        for hop in range(max_hops):
+            if hop:
+                frontier = frontier[store.degrees(frontier) <= max_degree]
+            if not len(frontier):
+                break
+            owner, preds, others, forward = store.edges(frontier)
+            keep = ~weights.schema(preds) & ~store.is_literal[others]
+            owner, preds, others, forward = owner[keep], preds[keep], others[keep], forward[keep]
+            if len(preds) > MAX_STEPS_PER_HOP:
+                break  # the hop would sweep a large part of the graph
+            totals = cost[frontier[owner]] + (2.0 - weights(preds).astype(np.float64))
+            order = np.lexsort((totals, others))  # the cheapest step into each node first
+            first = np.ones(len(order), dtype=bool)
+            first[1:] = others[order][1:] != others[order][:-1]
+            best = order[first]
+            better = best[totals[best] < cost[others[best]]]
+            nodes = others[better]
+            cost[nodes] = totals[better]
+            src[nodes] = frontier[owner[better]]
+            pred[nodes] = preds[better]
+            fwd[nodes] = forward[better]
+            touched.append(nodes)
+            frontier = nodes
+        reached = np.fromiter(targets, dtype=np.int64, count=len(targets))
+        reached = reached[np.isfinite(cost[reached])]
+        found: dict[int, tuple[int, list[Step]]] = {}
+        for node in reached[np.argsort(cost[reached], kind="stable")].tolist():
+            doc = targets[node]
+            if doc in found:
+                continue
+            steps: list[Step] = []
+            at = node
+            while src[at] >= 0:
+                before = int(src[at])
+                p = int(pred[at])
+                steps.append((before, p, at) if fwd[at] else (at, p, before))
+                at = before
+            found[doc] = (at, steps[::-1])
+        return found
+    finally:  # leave the scratch arrays clean for the next search
+        for nodes in touched:
+            cost[nodes] = np.inf
+            src[nodes] = -1
+
+
+class _Scratch:
+    """Per-node arrays of a path search over one store, reused between searches."""
+
+    def __init__(self, terms: int) -> None:
+        self.cost = np.full(terms, np.inf)
+        self.src = np.full(terms, -1, dtype=np.int64)
+        self.pred = np.zeros(terms, dtype=np.int64)
+        self.forward = np.zeros(terms, dtype=bool)
+
+
+_SCRATCH: weakref.WeakKeyDictionary[TripleStore, _Scratch] = weakref.WeakKeyDictionary()
+
+
+def _scratch(store: TripleStore) -> _Scratch:
+    found = _SCRATCH.get(store)
+    if found is None:
+        found = _SCRATCH[store] = _Scratch(store.terms)
     return found
 
 

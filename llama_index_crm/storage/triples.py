@@ -109,6 +109,10 @@ class TermDictionary:
         return int(self._offsets.nbytes + (self._offsets[-1] - self._offsets[0]))
 
 
+SMALL_LOOKUP = 256
+"""Up to this many terms are looked up one by one (binary search) rather than hashed."""
+
+
 def _dictionary(column: pa.ChunkedArray) -> tuple[pa.Array, np.ndarray]:
     """A string column as (dictionary, int32 codes), whether or not read dictionary-encoded."""
     if not pa.types.is_dictionary(column.type):
@@ -266,6 +270,10 @@ class TripleStore:
     # ----- id level ---------------------------------------------------------------------
     def ids_of(self, terms: pa.Array | pa.ChunkedArray | Sequence[str]) -> np.ndarray:
         """Ids of many terms at once (vectorised); -1 where a term does not occur."""
+        if not isinstance(terms, pa.Array | pa.ChunkedArray) and len(terms) <= SMALL_LOOKUP:
+            # a few terms: binary searches, not a hash table over every term of the store
+            found_ids = [self._terms.id_of(t) for t in terms]
+            return np.asarray([-1 if i is None else i for i in found_ids], dtype=np.int64)
         array = terms if isinstance(terms, pa.Array | pa.ChunkedArray) else pa.array(
             list(terms), pa.large_string())
         found = pc.index_in(array, value_set=self._terms.array)
