@@ -58,6 +58,7 @@ from llama_index_crm.build.folder import (
     build_structure,
     config_hash,
     replace_folder,
+    source_record,
     work_dir_for,
     write_manifest,
 )
@@ -427,7 +428,7 @@ class CrmGraphIndex:
                 src, work, resume=resume, chunk_size=chunk_size, workers=workers,
                 on_chunk=on_chunk, fr_paths=fr_paths,
             )
-            description = src.describe()
+            description = source_record(src)
         finally:
             if own_source:
                 src.close()

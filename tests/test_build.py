@@ -205,12 +205,12 @@ def test_interrupted_build_leaves_previous_folder_and_resumes(tmp_path: Path) ->
     assert stats.entities == 310 and stats.satellites_absorbed == 172
 
 
-def test_malformed_rdf_names_file_and_line_and_writes_nothing(
+def test_malformed_rdf_with_strict_names_file_and_line_and_writes_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     bad = tmp_path / "bad.ttl"
     bad.write_text('@prefix ex: <http://ex.org/> .\nex:a ex:b "c"\nex:d ex:e ex:f .\n')
-    assert cli_main(["build", str(bad), "--out", str(tmp_path / "out"), "-q"]) == 1
+    assert cli_main(["build", str(bad), "--out", str(tmp_path / "out"), "-q", "--strict"]) == 1
     err = capsys.readouterr().err
     assert "bad.ttl" in err and "line 3" in err
     assert not (tmp_path / "out").exists()

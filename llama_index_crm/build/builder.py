@@ -18,8 +18,9 @@ import multiprocessing
 import os
 import resource
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Literal as TypingLiteral
@@ -33,12 +34,13 @@ from llama_index_crm.build.documents import DocumentWriter, EntityDocument
 from llama_index_crm.build.labels import Labeller, local_words
 from llama_index_crm.build.neighbourhood import Neighbourhood
 from llama_index_crm.build.traversal import FRWalker
-from llama_index_crm.errors import CrmError, EmptyGraphError
+from llama_index_crm.errors import CrmError, EmptyGraphError, WorkerError
 from llama_index_crm.ontology import Ontology
 from llama_index_crm.rdf import Literal, encode_object
 from llama_index_crm.sources._sparql_terms import safe_iris
 from llama_index_crm.sources.base import GraphSource, source_factory
 from llama_index_crm.sources.fr_sparql import (
+    Closures,
     FRQueryCompiler,
     GraphVocabulary,
     Select,
@@ -90,6 +92,8 @@ class BuildStats:
     seconds: float = 0.0
     peak_rss_mb: float = 0.0
     chunks: int = 0
+    rejected_statements: int = 0
+    """Statements of the files that could not be parsed and were skipped (``rejected.nt``)."""
 
     def as_dict(self) -> dict[str, float | int]:
         """The figures as a JSON-ready dict."""
@@ -110,19 +114,28 @@ class _ChunkCounts:
     satellites: int
     uncategorised: int
     rounds: int
+    rejected_frs: tuple[tuple[str, str], ...] = ()
+    """(FR id, the server's error) of FR queries the server rejected so far (walked)."""
 
 
 _WORKER: DocumentBuilder | None = None
+_WORKER_ERROR: CrmError | None = None
 
 
 def _init_worker(factory: Callable[[], GraphSource], work_dir: Path, lang: str,
                  config_dir: Path | None, fr_paths: FRPaths) -> None:
-    global _WORKER
-    onto = Ontology.from_config_dir(config_dir) if config_dir else Ontology.default()
-    _WORKER = DocumentBuilder(factory(), work_dir, ontology=onto, lang=lang, fr_paths=fr_paths)
+    global _WORKER, _WORKER_ERROR
+    try:
+        onto = Ontology.from_config_dir(config_dir) if config_dir else Ontology.default()
+        _WORKER = DocumentBuilder(factory(), work_dir, ontology=onto, lang=lang,
+                                  fr_paths=fr_paths)
+    except CrmError as exc:  # raised from the first chunk: an initializer error breaks the pool
+        _WORKER_ERROR = exc
 
 
 def _worker_chunk(index: int, chunk: list[str]) -> tuple[int, _ChunkCounts]:
+    if _WORKER_ERROR is not None:
+        raise _WORKER_ERROR
     assert _WORKER is not None, "worker not initialised"
     return _WORKER.run_chunk(index, chunk)
 
@@ -188,6 +201,35 @@ def _relabel(table: pa.Table, terms: pa.Array, labels: pa.Array) -> pa.Table:
     return table.set_column(table.schema.get_field_index("o_label"), "o_label", o_label)
 
 
+def _surviving(results: Iterator[tuple[int, _ChunkCounts]]
+               ) -> Iterator[tuple[int, _ChunkCounts]]:
+    """``results``, with the death of a worker process said as a :class:`WorkerError`.
+
+    A worker's own errors (a :class:`CrmError`) arrive unpickled and pass through as they
+    are, so that the user reads the same message whatever the number of workers.
+    """
+    try:
+        yield from results
+    except BrokenProcessPool as exc:
+        raise WorkerError(
+            "A build worker process died without an error of its own (killed, or out of "
+            "memory?). Run the same command again with --resume to continue, with fewer "
+            "--workers if memory is short."
+        ) from exc
+
+
+def _warn_walked(rejected: Iterable[tuple[str, str]], warned: set[str]) -> None:
+    """One warning for the FRs whose queries the server rejected and that are now walked."""
+    new = {fr: reason for fr, reason in rejected if fr not in warned}
+    if not new:
+        return
+    warned.update(new)
+    logger.warning(
+        "The server rejected the FR path queries of %s (first error: %s); their targets are "
+        "walked through fetched neighbourhoods instead (slower, same documents).",
+        ", ".join(sorted(new)), next(iter(new.values())))
+
+
 def peak_rss_mb() -> float:
     """Peak resident memory so far, in MB: this process plus its largest worker process."""
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -241,6 +283,7 @@ class DocumentBuilder:
         self._select: Select | None = select if fr_paths == "sparql" and callable(select) \
             else None
         self._compiler: FRQueryCompiler | None = None
+        self._rejected_frs: dict[str, str] = {}
         self.stats = BuildStats()
         self._entities: list[str] | None = None
         self._written = HashSet()
@@ -270,7 +313,9 @@ class DocumentBuilder:
         if select is None:
             return None
         if self._compiler is None:
-            self._compiler = FRQueryCompiler(self.ontology, GraphVocabulary.from_select(select))
+            closures: Closures = getattr(self.source, "fr_closures", "inline")
+            self._compiler = FRQueryCompiler(self.ontology, GraphVocabulary.from_select(select),
+                                             closures=closures)
         by_category: dict[str, list[str]] = {}
         for uri in chunk:
             category = nb.category(uri)
@@ -278,7 +323,8 @@ class DocumentBuilder:
                 by_category.setdefault(category, []).append(uri)
         found: dict[str, dict[str, set[str]]] = {}
         for category, uris in by_category.items():
-            hits = fr_matches(select, uris, category, self.ontology, compiler=self._compiler)
+            hits = fr_matches(select, uris, category, self.ontology, compiler=self._compiler,
+                              rejected=self._rejected_frs)
             for uri in safe_iris(uris):
                 found[uri] = hits.get(uri, {})
         return found
@@ -303,7 +349,7 @@ class DocumentBuilder:
             for uri in pending:
                 nb.missed = False
                 given = targets.get(uri) if targets is not None else None
-                docs[uri] = self.writer.write(nb, lab, uri, given)
+                docs[uri] = self.writer.write(nb, lab, uri, given, self._rejected_frs)
                 if nb.missed:
                     retry.append(uri)
             if not nb.has_missing:
@@ -412,7 +458,8 @@ class DocumentBuilder:
         size = self.chunk_size
         todo = [i for i in range((len(entities) + size - 1) // size) if i not in done]
         chunks = [entities[i * size : (i + 1) * size] for i in todo]
-        factory = source_factory(self.source) if workers > 1 and len(todo) > 1 else None
+        factory = source_factory(self.source, workers) if workers > 1 and len(todo) > 1 \
+            else None
         if factory is not None:
             pool = ProcessPoolExecutor(
                 max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
@@ -424,8 +471,10 @@ class DocumentBuilder:
         else:
             pool = None
             results = (self.run_chunk(i, c) for i, c in zip(todo, chunks, strict=True))
+        walked: set[str] = set()
         try:
-            for index, counts in results:
+            for index, counts in _surviving(results):
+                _warn_walked(counts.rejected_frs, walked)
                 self.stats.satellites_absorbed += counts.satellites
                 self.stats.uncategorised += counts.uncategorised
                 self.stats.documents += counts.documents
@@ -452,7 +501,8 @@ class DocumentBuilder:
         result, nb = self._process_chunk(chunk)
         self._write_part(self.work_dir / _PARTS, index, result.documents, nb)
         return index, _ChunkCounts(
-            len(result.documents), result.satellites, result.uncategorised, result.rounds
+            len(result.documents), result.satellites, result.uncategorised, result.rounds,
+            tuple(self._rejected_frs.items()),
         )
 
     def _write_part(self, parts: Path, index: int, docs: list[EntityDocument],

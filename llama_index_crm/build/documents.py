@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import heapq
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
 from llama_index_crm.build.labels import (
@@ -284,7 +284,8 @@ class DocumentWriter:
 
     # -- the document ------------------------------------------------------------------
     def write(self, nb: Neighbourhood, lab: Labeller, entity: str,
-              fr_targets: dict[str, set[str]] | None = None) -> EntityDocument | None:
+              fr_targets: dict[str, set[str]] | None = None,
+              walk_frs: Collection[str] = ()) -> EntityDocument | None:
         """The document of ``entity``, or None for satellites and uncategorised nodes.
 
         Args:
@@ -293,6 +294,8 @@ class DocumentWriter:
             entity: the entity IRI.
             fr_targets: the entity's FR targets (``fr id → targets``) when computed
                 elsewhere (SPARQL property paths); walked through ``nb`` when None.
+            walk_frs: FRs walked through ``nb`` even when ``fr_targets`` is given (their
+                queries were rejected by the server).
         """
         category = nb.category(entity)
         if category is None or self.is_satellite(nb, entity):
@@ -300,6 +303,10 @@ class DocumentWriter:
         if fr_targets is None:
             matches = self.walker.walk(nb, entity, category)
         else:
+            if walk_frs:
+                walked = self.walker.walk_targets(nb, entity, category)
+                fr_targets = {**fr_targets,
+                              **{fr: t for fr, t in walked.items() if fr in walk_frs}}
             matches = self.walker.matches_from(category, fr_targets)
         label = self.entity_label(nb, lab, entity)
         classes = self.class_names(nb, entity)
