@@ -252,10 +252,12 @@ def make_parser() -> argparse.ArgumentParser:
     build.add_argument("--resume", action="store_true",
                        help="continue an interrupted build from its last completed chunk")
     build.add_argument("--chunk-size", type=int, default=CHUNK_SIZE)
-    build.add_argument("--fr-paths", choices=("sparql", "walk"), default=DEFAULT_FR_PATHS,
+    build.add_argument("--fr-paths", choices=("auto", "sparql", "walk"),
+                       default=DEFAULT_FR_PATHS,
                        help="find FR targets by SPARQL property-path queries per chunk "
-                            "(default, faster) or by walking fetched neighbourhoods; the "
-                            "documents are the same")
+                            "(faster) or by walking fetched neighbourhoods; auto (default): "
+                            "the queries, except on servers that run them slowly (Virtuoso); "
+                            "the documents are the same")
     build.add_argument("--workers", type=int, default=default_workers(),
                        help="processes building chunks at once (default: one per core, ≤ 4)")
     build.add_argument("--no-embed", action="store_true",

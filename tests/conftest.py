@@ -1,4 +1,5 @@
-"""Shared test fixtures: the ``../shared`` datasets and a real Oxigraph SPARQL server."""
+"""Shared test fixtures: the ``../shared`` datasets and real SPARQL servers (``oxigraph
+serve``, and Virtuoso when ``virtuoso-t`` is installed: ``make virtuoso``)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,16 @@ from pathlib import Path
 import pytest
 
 from llama_index_crm.sources.oxigraph_server import NOT_INSTALLED, OxigraphServer, oxigraph_binary
+from llama_index_crm.sources.virtuoso_server import NOT_INSTALLED as NO_VIRTUOSO
+from llama_index_crm.sources.virtuoso_server import VirtuosoServer, virtuoso_binaries
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 """The sibling folder holding the datasets (``../shared/datasets/...``)."""
+
+DEMO = Path(__file__).resolve().parents[1] / "examples" / "data" / "troodos.ttl"
+"""The bundled demo graph."""
+DEMO_GRAPH = "https://example.org/troodos/graph"
+"""The named graph the demo is loaded into on Virtuoso."""
 
 requires_shared = pytest.mark.skipif(
     not (SHARED / "datasets").is_dir(), reason=f"{SHARED}/datasets not present"
@@ -43,3 +51,14 @@ def serve_graph(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[
             return servers[path].url
 
         yield serve
+
+
+@pytest.fixture(scope="session")
+def virtuoso(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VirtuosoServer]:
+    """A Virtuoso (``virtuoso-t``) on free ports of 127.0.0.1 with the demo graph loaded into
+    :data:`DEMO_GRAPH`, in a fresh database; stopped at the end of the session. Skips the
+    test when Virtuoso is not installed (``make virtuoso`` installs it)."""
+    if virtuoso_binaries() is None:
+        pytest.skip(NO_VIRTUOSO)
+    with VirtuosoServer([DEMO], tmp_path_factory.mktemp("virtuoso"), DEMO_GRAPH) as server:
+        yield server

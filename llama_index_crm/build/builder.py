@@ -52,9 +52,11 @@ from llama_index_crm.storage.triple_writer import HashSet, triple_hash
 logger = logging.getLogger(__name__)
 
 CHUNK_SIZE = 1000
-FRPaths = TypingLiteral["sparql", "walk"]
-DEFAULT_FR_PATHS: FRPaths = "sparql"
-"""Measured faster on every dataset (``benchmarks/build.py``); documents are the same."""
+FRPaths = TypingLiteral["auto", "sparql", "walk"]
+DEFAULT_FR_PATHS: FRPaths = "auto"
+"""SPARQL property paths, measured faster on every dataset from files and ``oxigraph serve``
+(``benchmarks/build.py``), unless the server's profile prefers the walk (Virtuoso);
+documents are the same."""
 MAX_ROUNDS = 10
 """Fetch rounds per chunk; paths longer than this many hops are cut (none in TR-429 are)."""
 TRIPLES_FILE = "triples.parquet"
@@ -201,6 +203,19 @@ def _relabel(table: pa.Table, terms: pa.Array, labels: pa.Array) -> pa.Table:
     return table.set_column(table.schema.get_field_index("o_label"), "o_label", o_label)
 
 
+def _preferred_fr_paths(source: GraphSource) -> FRPaths:
+    """How ``source`` wants FR targets found: its ``preferred_fr_paths``, else SPARQL."""
+    preferred = getattr(source, "preferred_fr_paths", None)
+    if preferred is None:
+        return "sparql"
+    mode, reason = preferred
+    if mode == "walk":
+        logger.warning("%s: FR targets are walked through fetched neighbourhoods, not queried "
+                       "(%s; same documents; --fr-paths sparql queries anyway).",
+                       source.describe(), reason)
+    return "walk" if mode == "walk" else "sparql"
+
+
 def _surviving(results: Iterator[tuple[int, _ChunkCounts]]
                ) -> Iterator[tuple[int, _ChunkCounts]]:
     """``results``, with the death of a worker process said as a :class:`WorkerError`.
@@ -255,7 +270,9 @@ class DocumentBuilder:
         fr_paths: how FR targets are found: ``"sparql"`` runs the FR paths compiled into
             SPARQL property paths over each chunk (sources offering ``select``), ``"walk"``
             walks them through the fetched neighbourhood, fetching intermediates hop by
-            hop. Both give the same documents; see ``docs/benchmarks.md`` for the timings.
+            hop; ``"auto"`` takes what the source prefers (``preferred_fr_paths``: the
+            walk on Virtuoso), else SPARQL. All give the same documents; see
+            ``docs/benchmarks.md`` for the timings.
     """
 
     def __init__(
@@ -268,8 +285,10 @@ class DocumentBuilder:
         chain_threshold: int = CHAIN_THRESHOLD,
         fr_paths: FRPaths = DEFAULT_FR_PATHS,
     ) -> None:
-        if fr_paths not in ("sparql", "walk"):
-            raise ValueError(f"fr_paths must be 'sparql' or 'walk', not {fr_paths!r}")
+        if fr_paths not in ("auto", "sparql", "walk"):
+            raise ValueError(f"fr_paths must be 'auto', 'sparql' or 'walk', not {fr_paths!r}")
+        if fr_paths == "auto":
+            fr_paths = _preferred_fr_paths(source)
         self.source = source
         self.work_dir = Path(work_dir)
         self.ontology = ontology or Ontology.default()

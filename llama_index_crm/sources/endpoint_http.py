@@ -122,13 +122,15 @@ class _Throttle:
 class _BasicAuth(urllib.request.HTTPBasicAuthHandler):
     """Basic authentication sent up front once the server accepted it, and kept up front
     whatever the status of later answers (urllib would stop after any non-2xx answer, a
-    406 included; only a new challenge, a 401, withdraws it)."""
+    406 included; only a new challenge, a 401, withdraws it). An answer to digest
+    credentials does not count."""
 
     passwd: urllib.request.HTTPPasswordMgrWithPriorAuth
 
     def http_response(self, req: urllib.request.Request,
                       response: http.client.HTTPResponse) -> http.client.HTTPResponse:
-        if 200 <= response.status < 300:
+        sent = req.get_header(self.auth_header) or ""
+        if 200 <= response.status < 300 and sent.startswith("Basic "):
             self.passwd.update_authenticated(req.full_url, True)
         elif response.status == HTTPStatus.UNAUTHORIZED:
             self.passwd.update_authenticated(req.full_url, False)
@@ -166,7 +168,10 @@ class EndpointClient:
         handlers: list[urllib.request.BaseHandler] = []
         if credentials is not None:
             passwords = urllib.request.HTTPPasswordMgrWithPriorAuth()
-            passwords.add_password(None, url, credentials.user, credentials.password)
+            parts = urllib.parse.urlsplit(url)
+            # urllib's digest handler looks the password up by host alone
+            for where in (url, f"{parts.scheme}://{parts.netloc}/"):
+                passwords.add_password(None, where, credentials.user, credentials.password)
             handlers += [_BasicAuth(passwords),
                          urllib.request.HTTPDigestAuthHandler(passwords)]
         self._opener = urllib.request.build_opener(*handlers)
@@ -209,13 +214,14 @@ class EndpointClient:
                 with self._opener.open(self._request(query, fmt),
                                        timeout=options.timeout) as response:
                     answer = Answer(response.headers.get("Content-Type", ""), response.read(),
-                                    response.headers.get("Server", ""))
+                                    response.headers.get("Server", "").strip())
                 self.server = answer.server
                 return answer
             except urllib.error.HTTPError as exc:
                 body = exc.read() if exc.fp is not None else b""
                 if self.server is None:
-                    self.server = exc.headers.get("Server", "") if exc.headers else ""
+                    self.server = (exc.headers.get("Server") or "").strip() if exc.headers \
+                        else ""
                 if exc.code < 500 or last:
                     raise HttpStatusError(
                         f"SPARQL endpoint {where} answered HTTP {exc.code}: {_first_line(body)} "

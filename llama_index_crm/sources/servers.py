@@ -17,8 +17,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal
 
 from llama_index_crm.sources.fr_sparql import Closures
+
+PreferredFRPaths = Literal["sparql", "walk"]
+"""How FR targets are best found on a server (see ``DocumentBuilder``'s ``fr_paths``)."""
 
 ResultFormat = str
 """``"tsv"``, ``"xml"`` or ``"json"`` (SPARQL 1.1 results formats)."""
@@ -36,12 +40,17 @@ class ServerProfile:
             when the server refuses one or sends something unreadable.
         system_graphs: Patterns of the named graphs that hold the server's own data, left out
             when no graph is chosen.
+        fr_paths: How the builder finds FR targets by default: SPARQL property-path queries,
+            or the walk through fetched neighbourhoods where the queries are slow.
+        fr_paths_reason: Why, when it is the walk (said in the build's one warning).
     """
 
     name: str
     closures: Closures = "inline"
     formats: tuple[ResultFormat, ...] = ("tsv", "xml", "json")
     system_graphs: tuple[re.Pattern[str], ...] = ()
+    fr_paths: PreferredFRPaths = "sparql"
+    fr_paths_reason: str = ""
 
     def is_system_graph(self, iri: str) -> bool:
         """Whether the graph ``iri`` holds the server's own data."""
@@ -59,6 +68,10 @@ VIRTUOSO = ServerProfile(
     # Its TSV writes IRIs as quoted strings and drops language tags; it writes XML about
     # five times faster than JSON.
     formats=("xml", "json"),
+    # Bound closures are right but slow: a 1,000-start query with sub-selects ran 12 s on
+    # YCBA; walking is 3x faster end to end (docs/benchmarks.md).
+    fr_paths="walk",
+    fr_paths_reason="Virtuoso evaluates FR property paths slowly once closures are bound",
     system_graphs=tuple(re.compile(p) for p in (
         r"http://www\.openlinksw\.com/",          # virtrdf: quad maps, schemas
         r"http://www\.w3\.org/ns/ldp#",           # its LDP vocabulary

@@ -51,7 +51,7 @@ from llama_index_crm.sources._sparql_terms import (
 from llama_index_crm.sources.credentials import find_credentials, strip_userinfo
 from llama_index_crm.sources.endpoint_http import CHECK_URL, EndpointClient, HttpOptions, redact
 from llama_index_crm.sources.fr_sparql import Closures
-from llama_index_crm.sources.servers import ServerProfile, profile_for
+from llama_index_crm.sources.servers import PreferredFRPaths, ServerProfile, profile_for
 
 logger = logging.getLogger(__name__)
 
@@ -183,6 +183,12 @@ class SparqlEndpointSource:
     def fr_closures(self) -> Closures:
         """How FR path queries must write closures for this server."""
         return self.profile.closures
+
+    @property
+    def preferred_fr_paths(self) -> tuple[PreferredFRPaths, str]:
+        """How FR targets are best found on this server, and why when it is the walk."""
+        profile = self.profile
+        return profile.fr_paths, profile.fr_paths_reason
 
     def _resolve_graphs(self) -> None:
         """Without chosen graphs, leave the server's system graphs out (Virtuoso)."""
