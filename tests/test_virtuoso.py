@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from conftest import DEMO, DEMO_GRAPH
+from conftest import DEMO, DEMO_GRAPH, NO_VIRTUOSO
 
 from llama_index_crm.build.builder import FRPaths
 from llama_index_crm.build.documents import EntityDocument
@@ -18,7 +18,7 @@ from llama_index_crm.cli import main as cli_main
 from llama_index_crm.errors import SourceError
 from llama_index_crm.rdf import XSD
 from llama_index_crm.sources import RdfFileSource, SparqlEndpointSource
-from llama_index_crm.sources.virtuoso_server import DBA, VirtuosoServer
+from llama_index_crm.sources.virtuoso_server import DBA, VirtuosoServer, virtuoso_binaries
 
 NUMBERS_GRAPH = "https://example.org/numbers"
 NUMBERS = f"""\
@@ -117,3 +117,16 @@ def test_numbers_read_the_same_as_from_files(virtuoso: VirtuosoServer, tmp_path:
         expected = set(files.fetch(node))
     assert len(expected) == 9
     assert set(SparqlEndpointSource(virtuoso.url, graphs=[NUMBERS_GRAPH]).fetch(node)) == expected
+
+
+def test_an_answer_cut_at_the_row_cap_is_an_error(tmp_path: Path) -> None:
+    """A default Virtuoso cuts answers at ResultSetMaxRows (10,000) without an error, only a
+    header: the source refuses to build from a partial graph and says what to do."""
+    if virtuoso_binaries() is None:
+        pytest.skip(NO_VIRTUOSO)
+    with VirtuosoServer([DEMO], tmp_path, DEMO_GRAPH, max_rows=100) as capped:
+        source = SparqlEndpointSource(capped.url, graphs=[DEMO_GRAPH])
+        with pytest.raises(SourceError, match=r"cut an answer at 100 rows.*--page-size 100"):
+            source.entities()
+        paged = SparqlEndpointSource(capped.url, graphs=[DEMO_GRAPH], page_size=100)
+        assert len(paged.entities()) == 310

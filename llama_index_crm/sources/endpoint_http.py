@@ -44,6 +44,8 @@ proxies refuse URLs much past 8 KB, and a 1,000-IRI ``VALUES`` query is about 60
 FORMATS = {"tsv": TSV, "xml": XML, "json": JSON}
 """Results format name → SPARQLWrapper return format (which sets the ``Accept`` header)."""
 CHECK_URL = "check that the URL is the query endpoint (e.g. .../sparql or .../query)"
+MAX_ROWS_HEADER = "X-SPARQL-MaxRows"
+"""Virtuoso's header on an answer cut at its ``ResultSetMaxRows`` (otherwise silent)."""
 
 
 @dataclass(frozen=True)
@@ -141,11 +143,17 @@ class _BasicAuth(urllib.request.HTTPBasicAuthHandler):
 
 @dataclass(frozen=True)
 class Answer:
-    """One successful answer: its content type, body and the server's ``Server`` header."""
+    """One successful answer: its content type, body and the server's ``Server`` header.
+
+    Attributes:
+        max_rows: The row cap the server says it applied (Virtuoso's ``X-SPARQL-MaxRows``,
+            sent when an answer reaches its ``ResultSetMaxRows``), or ``None``.
+    """
 
     content_type: str
     body: bytes
     server: str
+    max_rows: int | None = None
 
 
 class EndpointClient:
@@ -213,8 +221,10 @@ class EndpointClient:
             try:
                 with self._opener.open(self._request(query, fmt),
                                        timeout=options.timeout) as response:
+                    cap = response.headers.get(MAX_ROWS_HEADER, "").strip()
                     answer = Answer(response.headers.get("Content-Type", ""), response.read(),
-                                    response.headers.get("Server", "").strip())
+                                    response.headers.get("Server", "").strip(),
+                                    int(cap) if cap.isdigit() else None)
                 self.server = answer.server
                 return answer
             except urllib.error.HTTPError as exc:

@@ -31,6 +31,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import re
 import urllib.parse
 from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
@@ -60,6 +61,7 @@ _FORMAT_STATUSES = (400, 406, 415)
 _PROBE = "SELECT ?x WHERE { VALUES ?x { 1 } }"
 """A query every server answers at once, sent to learn which server this is."""
 _GRAPHS = "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }"
+_LIMIT = re.compile(r"\bLIMIT\s+(\d+)\s*(?:OFFSET\s+\d+\s*)?$", re.IGNORECASE)
 
 
 class SparqlEndpointSource:
@@ -233,6 +235,7 @@ class SparqlEndpointSource:
                 answer = self._client.send(query, fmt)
                 rows = self._parse(answer.content_type, answer.body, variables)
                 self._format_confirmed = True
+                self._check_complete(query, rows, answer.max_rows)
                 return rows
             except HttpStatusError as exc:
                 if (self._format_confirmed or exc.status not in _FORMAT_STATUSES
@@ -248,6 +251,20 @@ class SparqlEndpointSource:
             self._formats.pop(0)
             logger.info("%s: %s results failed (%s); asking for %s", self.describe(),
                         fmt.upper(), reason, self._formats[0].upper())
+
+    def _check_complete(self, query: str, rows: Sequence[Row], cap: int | None) -> None:
+        """Raise when the server cut an answer at its row cap (Virtuoso says so in a header;
+        the rows are otherwise silently missing)."""
+        if cap is None or len(rows) < cap:
+            return
+        limit = _LIMIT.search(query)
+        if limit is not None and int(limit.group(1)) <= cap:
+            return  # a page asked for no more than the cap
+        raise SourceError(
+            f"{self.describe()} cut an answer at {cap:,} rows (Virtuoso's ResultSetMaxRows), "
+            "so part of the graph would be missing. Raise ResultSetMaxRows in the [SPARQL] "
+            f"section of virtuoso.ini, or give --page-size {cap} if only the subject list is "
+            "cut.")
 
     def select(self, query: str, variables: Sequence[str]) -> list[Row]:
         """Run a SELECT ``query``; its solutions as rows in the order of ``variables``.

@@ -35,6 +35,8 @@ TEST_BUFFERS = 20_000
 """8 kB pages of cache: 160 MB, plenty for the demo graph and the datasets of ../shared."""
 ISQL_TIMEOUT_S = 30.0
 """Time limit of one ``isql-vt`` command other than the load."""
+UNCAPPED_ROWS = 100_000_000
+"""``ResultSetMaxRows`` high enough that no answer is cut (a default install has 10,000)."""
 
 _INI = """\
 [Database]
@@ -72,7 +74,7 @@ MaxClientConnections = 10
 KeepAliveTimeout = 10
 
 [SPARQL]
-ResultSetMaxRows = 100000000
+ResultSetMaxRows = {max_rows}
 MaxQueryCostEstimationTime = 0
 MaxQueryExecutionTime = 0
 """
@@ -102,7 +104,8 @@ class VirtuosoServer(LocalServer):
     name = "virtuoso-t"
 
     def __init__(self, files: Sequence[Path], workdir: Path, graph: str, *,
-                 buffers: int = TEST_BUFFERS, startup_timeout_s: float = STARTUP_TIMEOUT_S,
+                 buffers: int = TEST_BUFFERS, max_rows: int = UNCAPPED_ROWS,
+                 startup_timeout_s: float = STARTUP_TIMEOUT_S,
                  load_timeout_s: float | None = None) -> None:
         """Prepare a server (nothing runs yet).
 
@@ -113,6 +116,7 @@ class VirtuosoServer(LocalServer):
             graph: The IRI of the named graph to load them into.
             buffers: ``NumberOfBuffers`` (8 kB pages of cache); Virtuoso's documentation
                 advises 170,000 for 2 GB of memory.
+            max_rows: ``ResultSetMaxRows``: Virtuoso cuts longer answers at this many rows.
             startup_timeout_s: How long the server may take to answer its first query.
             load_timeout_s: Time limit of the load (``None``: no limit).
 
@@ -127,6 +131,7 @@ class VirtuosoServer(LocalServer):
         self.isql = found[1]
         self.graph = graph
         self.buffers = buffers
+        self.max_rows = max_rows
         self.db = self.workdir / "db"
         self._data = self.workdir / "data"
         self._sql_port = 0
@@ -139,7 +144,8 @@ class VirtuosoServer(LocalServer):
         ini = self.workdir / "virtuoso.ini"
         ini.write_text(_INI.format(db=self.db, data=self._data, host=HOST,
                                    sql_port=self._sql_port, http_port=http_port,
-                                   buffers=self.buffers, dirty=self.buffers * 3 // 4))
+                                   buffers=self.buffers, dirty=self.buffers * 3 // 4,
+                                   max_rows=self.max_rows))
         self.auth_url = f"http://{HOST}:{http_port}/sparql-auth"
         return ([self.binary, "+foreground", "+configfile", str(ini)],
                 f"http://{HOST}:{http_port}/sparql")
