@@ -130,3 +130,29 @@ def test_an_answer_cut_at_the_row_cap_is_an_error(tmp_path: Path) -> None:
             source.entities()
         paged = SparqlEndpointSource(capped.url, graphs=[DEMO_GRAPH], page_size=100)
         assert len(paged.entities()) == 310
+
+
+ILL_TYPED_DATES = f"""\
+@prefix crm: <http://www.cidoc-crm.org/cidoc-crm/> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix xsd: <{XSD}> .
+<https://example.org/production/1> a crm:E12_Production ; rdfs:label "Production of a bird" ;
+    crm:P4_has_time-span <https://example.org/timespan/1> .
+<https://example.org/timespan/1> a crm:E52_Time-Span ; rdfs:label "2011" ;
+    crm:P82a_begin_of_the_begin "-01-01"^^xsd:date ; crm:P82b_end_of_the_end "-12-31"^^xsd:date .
+"""
+
+
+def test_ill_typed_dates_give_the_same_documents(virtuoso: VirtuosoServer,
+                                                 tmp_path: Path) -> None:
+    """NMWA has "-01-01"^^xsd:date, which Virtuoso loads as 0000-01-01: documents leave
+    ill-typed dates out, so both read "Date: 2011"."""
+    path = tmp_path / "dates.ttl"
+    path.write_text(ILL_TYPED_DATES)
+    graph = "https://example.org/dates"
+    virtuoso.load([path], graph)
+    with RdfFileSource([path]) as files:
+        expected, _ = build_folder(files, tmp_path / "files")
+    docs, _ = build_folder(SparqlEndpointSource(virtuoso.url, graphs=[graph]), tmp_path / "v")
+    assert [d.text for d in docs] == [d.text for d in expected]
+    assert "Date: 2011\n" in expected[0].text
