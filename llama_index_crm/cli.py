@@ -22,7 +22,7 @@ from llama_index_crm.build.folder import (
     MANIFEST,
     REJECTED,
     build_folder,
-    rejections_of,
+    report_of,
     work_dir_for,
 )
 from llama_index_crm.errors import CrmError
@@ -83,7 +83,8 @@ def cmd_build(args: argparse.Namespace) -> int:
         embed_bar.close()
         source.close()
     seconds = time.perf_counter() - started
-    rejected = rejections_of(source)
+    report = report_of(source)
+    rejected, latin1 = report.rejections, sum(report.latin1_bytes.values())
     summary = {
         "entities": stats.entities,
         "documents": stats.documents,
@@ -92,6 +93,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         "documents chained": stats.documents_chained,
         "triples archived": stats.triples_archived,
         **({"rejected statements": len(rejected)} if rejected else {}),
+        **({"bytes read as Latin-1": latin1} if latin1 else {}),
         "seconds": round(seconds, 1),
         "peak memory (MB)": round(peak_rss_mb()),
     }

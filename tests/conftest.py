@@ -3,6 +3,11 @@ serve``, and Virtuoso when ``virtuoso-t`` is installed: ``make virtuoso``)."""
 
 from __future__ import annotations
 
+import http.server
+import threading
+import urllib.error
+import urllib.parse
+import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -62,3 +67,71 @@ def virtuoso(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VirtuosoServe
         pytest.skip(NO_VIRTUOSO)
     with VirtuosoServer([DEMO], tmp_path_factory.mktemp("virtuoso"), DEMO_GRAPH) as server:
         yield server
+
+
+Refusal = Callable[[str], "tuple[int, bytes] | None"]
+"""Given a request's query, the (status, body) to refuse it with, or ``None`` to pass it."""
+
+
+class _RefusingProxy(http.server.BaseHTTPRequestHandler):
+    """Passes requests to a real endpoint, except those ``refuse`` refuses."""
+
+    target = ""
+    refuse: Refusal = staticmethod(lambda query: None)
+    lock = threading.Lock()
+
+    def _forward(self, body: bytes | None) -> None:
+        params = body.decode() if body is not None else urllib.parse.urlsplit(self.path).query
+        query = urllib.parse.parse_qs(params).get("query", [""])[0]
+        with self.lock:
+            refused = type(self).refuse(query)
+        if refused is not None:
+            status, payload = refused
+            kind = "text/plain"
+        else:
+            request = urllib.request.Request(self.target + self.path[len("/query"):],
+                                             data=body, headers=dict(self.headers))
+            try:
+                with urllib.request.urlopen(request, timeout=30) as answer:
+                    payload, status = answer.read(), answer.status
+                    kind = answer.headers.get("Content-Type", "text/plain")
+            except urllib.error.HTTPError as exc:
+                payload, status = exc.read(), exc.code
+                kind = exc.headers.get("Content-Type", "text/plain")
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        self._forward(None)
+
+    def do_POST(self) -> None:  # noqa: N802
+        self._forward(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        """Silence the request log."""
+
+
+@pytest.fixture()
+def refusing_proxy(
+    serve_graph: Callable[[Path], str],
+) -> Iterator[Callable[[Path, Refusal], str]]:
+    """``proxy(graph, refuse)``: a query URL in front of ``oxigraph serve`` holding ``graph``
+    that passes every request to it, except those ``refuse`` answers for (a rate limit, a
+    server that rejects a kind of query)."""
+    servers: list[http.server.ThreadingHTTPServer] = []
+
+    def start(graph: Path, refuse: Refusal) -> str:
+        handler = type("Proxy", (_RefusingProxy,), {"target": serve_graph(graph),
+                                                    "refuse": staticmethod(refuse)})
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_address[1]}/query"
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()

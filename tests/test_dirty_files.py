@@ -111,7 +111,7 @@ def test_cli_reports_the_rejected_and_writes_them(
     out = tmp_path / "index"
     assert cli_main(["build", str(path), "--out", str(out), "--no-embed", "-q"]) == 0
     printed = capsys.readouterr().out
-    assert "rejected statements  5" in printed
+    assert "rejected statements    5" in printed and "bytes read as Latin-1  1" in printed
     assert f"{path}, line 3: Invalid IRI code point ']'" in printed
     rejected = (out / REJECTED).read_text(encoding="utf-8")
     assert rejected.count("\n# ") == 5 and f"<{EX}b]> <{RDFS_LABEL}> \"x\" ." in rejected

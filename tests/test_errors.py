@@ -3,9 +3,10 @@ as with one worker; a worker that dies is said so."""
 
 from __future__ import annotations
 
-import http.server
 import importlib
 import inspect
+import itertools
+import logging
 import multiprocessing
 import os
 import pickle
@@ -14,20 +15,17 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 import typing
-import urllib.error
-import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import DEMO
+from conftest import DEMO, Refusal
 
 import llama_index_crm
 from llama_index_crm.build.folder import build_folder
 from llama_index_crm.errors import CrmError, SourceError, WorkerError
-from llama_index_crm.sources import RdfFileSource
+from llama_index_crm.sources import RdfFileSource, SparqlEndpointSource
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_ARGUMENTS: dict[type, object] = {str: "what went wrong, and what to do", int: 503}
@@ -62,64 +60,15 @@ def test_every_error_class_pickles() -> None:
         assert vars(copy) == vars(error), cls
 
 
-class _QuotaProxy(http.server.BaseHTTPRequestHandler):
-    """Forwards requests to a real endpoint, until ``allowed`` runs out: then 403."""
+def _quota(allowed: int) -> Refusal:
+    """Answer the first ``allowed`` requests, refuse the next ones with 403, as a
+    rate-limited public endpoint does."""
+    count = itertools.count()
 
-    target = ""
-    allowed = 0
-    lock = threading.Lock()
+    def refuse(query: str) -> tuple[int, bytes] | None:
+        return (403, b"Quota exceeded for this key\n") if next(count) >= allowed else None
 
-    def _forward(self, body: bytes | None) -> None:
-        with self.lock:
-            type(self).allowed -= 1
-            refused = type(self).allowed < 0
-        if refused:
-            payload = b"Quota exceeded for this key\n"
-            self.send_response(403)
-            self.send_header("Content-Type", "text/plain")
-        else:
-            request = urllib.request.Request(self.target + self.path[len("/query"):],
-                                             data=body, headers=dict(self.headers))
-            try:
-                with urllib.request.urlopen(request, timeout=30) as answer:
-                    payload, status, kind = answer.read(), answer.status, answer.headers
-            except urllib.error.HTTPError as exc:
-                payload, status, kind = exc.read(), exc.code, exc.headers
-            self.send_response(status)
-            self.send_header("Content-Type", kind.get("Content-Type", "text/plain"))
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-        self._forward(None)
-
-    def do_POST(self) -> None:  # noqa: N802
-        self._forward(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-        """Silence the request log."""
-
-
-@pytest.fixture()
-def quota_proxy(serve_graph: Callable[[Path], str]) -> Iterator[Callable[[int], str]]:
-    """``proxy(n)``: a URL in front of ``oxigraph serve`` (the demo graph) that answers the
-    first ``n`` requests and refuses the next ones with 403, as a rate-limited public
-    endpoint does."""
-    servers: list[http.server.ThreadingHTTPServer] = []
-
-    def start(allowed: int) -> str:
-        handler = type("Proxy", (_QuotaProxy,), {"target": serve_graph(DEMO),
-                                                 "allowed": allowed})
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
-        servers.append(server)
-        return f"http://127.0.0.1:{server.server_address[1]}/query"
-
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
+    return refuse
 
 
 PARENT_REQUESTS = 3
@@ -128,9 +77,10 @@ subjects. Every later request comes from the chunk loop (a worker, with ``--work
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
-def test_a_worker_error_is_the_same_one_line(quota_proxy: Callable[[int], str],
-                                             tmp_path: Path, workers: str) -> None:
-    url = quota_proxy(PARENT_REQUESTS)
+def test_a_worker_error_is_the_same_one_line(
+    refusing_proxy: Callable[[Path, Refusal], str], tmp_path: Path, workers: str
+) -> None:
+    url = refusing_proxy(DEMO, _quota(PARENT_REQUESTS))
     done = subprocess.run(
         [sys.executable, "-m", "llama_index_crm.cli", "build", "--endpoint", url, "--out",
          str(tmp_path / "out"), "--no-embed", "-q", "--workers", workers, "--chunk-size", "100",
@@ -161,3 +111,22 @@ def test_a_killed_worker_is_a_worker_error(tmp_path: Path) -> None:
 
     with RdfFileSource([DEMO]) as source, pytest.raises(WorkerError, match="--resume"):
         build_folder(source, tmp_path / "out", chunk_size=20, workers=2, on_chunk=kill_workers)
+
+
+def test_fr_queries_the_server_refuses_are_walked_with_one_warning(
+    refusing_proxy: Callable[[Path, Refusal], str], tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A server that rejects the FR path queries (HTTP 500, as Virtuoso rejects transitive
+    steps it cannot bind) still gives the documents of the files: those FRs are walked."""
+    def refuse_paths(query: str) -> tuple[int, bytes] | None:
+        return (500, b"Error TR...: transitive start not given\n") if "?start" in query else None
+
+    with RdfFileSource([DEMO]) as files:
+        expected, _ = build_folder(files, tmp_path / "files")
+    source = SparqlEndpointSource(refusing_proxy(DEMO, refuse_paths), retries=0)
+    with caplog.at_level(logging.WARNING):
+        docs, _ = build_folder(source, tmp_path / "endpoint", chunk_size=100, fr_paths="sparql")
+    assert [(d.uri, d.text) for d in docs] == [(d.uri, d.text) for d in expected]
+    walked = [r.message for r in caplog.records if "rejected the FR path queries" in r.message]
+    assert len(walked) == 1 and "transitive start not given" in walked[0]

@@ -57,6 +57,8 @@ DEFAULT_FR_PATHS: FRPaths = "auto"
 """SPARQL property paths, measured faster on every dataset from files and ``oxigraph serve``
 (``benchmarks/build.py``), unless the server's profile prefers the walk (Virtuoso);
 documents are the same."""
+SHOWN_FRS = 5
+"""FRs named in the warning about rejected FR path queries."""
 MAX_ROUNDS = 10
 """Fetch rounds per chunk; paths longer than this many hops are cut (none in TR-429 are)."""
 TRIPLES_FILE = "triples.parquet"
@@ -234,15 +236,23 @@ def _surviving(results: Iterator[tuple[int, _ChunkCounts]]
 
 
 def _warn_walked(rejected: Iterable[tuple[str, str]], warned: set[str]) -> None:
-    """One warning for the FRs whose queries the server rejected and that are now walked."""
+    """One warning, the first time the server rejects FR path queries; the FRs rejected
+    later are logged at INFO (``-v``)."""
     new = {fr: reason for fr, reason in rejected if fr not in warned}
     if not new:
         return
+    first = not warned
     warned.update(new)
-    logger.warning(
-        "The server rejected the FR path queries of %s (first error: %s); their targets are "
-        "walked through fetched neighbourhoods instead (slower, same documents).",
-        ", ".join(sorted(new)), next(iter(new.values())))
+    names = sorted(new)
+    shown = ", ".join(names[:SHOWN_FRS]) + (
+        f" and {len(names) - SHOWN_FRS} more" if len(names) > SHOWN_FRS else "")
+    if first:
+        logger.warning(
+            "The server rejected the FR path queries of %s (first error: %s); these FRs, and "
+            "any it rejects later, are walked through fetched neighbourhoods instead (slower, "
+            "same documents).", shown, next(iter(new.values())))
+    else:
+        logger.info("The server rejected the FR path queries of %s too; walked.", shown)
 
 
 def peak_rss_mb() -> float:

@@ -26,7 +26,7 @@ from llama_index_crm.build.reader import to_document
 from llama_index_crm.errors import EmptyGraphError, SourceError
 from llama_index_crm.ontology import find_config_dir
 from llama_index_crm.sources.base import GraphSource
-from llama_index_crm.sources.rdf_parsing import LoadReport, Rejection
+from llama_index_crm.sources.rdf_parsing import LoadReport
 from llama_index_crm.storage import CrmDocumentStore
 
 MANIFEST = "manifest.json"
@@ -133,15 +133,15 @@ def build_structure(
     return docs, docstore, builder.stats
 
 
-def rejections_of(source: GraphSource) -> list[Rejection]:
-    """The statements ``source`` skipped while reading (only files skip any)."""
+def report_of(source: GraphSource) -> LoadReport:
+    """What ``source`` skipped or repaired while reading (only files have anything)."""
     report = getattr(source, "report", None)
-    return list(report.rejections) if isinstance(report, LoadReport) else []
+    return report if isinstance(report, LoadReport) else LoadReport()
 
 
 def write_rejections(work: Path, source: GraphSource) -> int:
     """Write ``rejected.nt`` when ``source`` skipped statements; return how many."""
-    rejected = rejections_of(source)
+    rejected = report_of(source).rejections
     if rejected:
         tmp = work / (REJECTED + ".tmp")
         with tmp.open("w", encoding="utf-8") as out:

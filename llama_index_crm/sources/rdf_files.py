@@ -304,9 +304,9 @@ class RdfFileSource:
         except (OSError, EOFError, ValueError) as exc:
             raise SourceError(f"Cannot read {item.label} as {item.format.name}: {exc}.") from exc
         latin1 = self.report.latin1_bytes.get(item.label)
-        if latin1:
-            logger.warning("%s: %d byte(s) that are not UTF-8 were read as Latin-1",
-                           item.label, latin1)
+        if latin1:  # said once in the build summary; worker processes read the files again
+            logger.info("%s: %d byte(s) that are not UTF-8 were read as Latin-1",
+                        item.label, latin1)
 
     def _check_graphs(self) -> list[ox.NamedNode]:
         """The chosen graphs as terms, each checked to be in the files."""
