@@ -178,7 +178,11 @@ class SparqlEndpointSource:
     def profile(self) -> ServerProfile:
         """What is known of this server (one probe query if nothing was asked yet)."""
         if self._client.server is None:
-            self._client.send(_PROBE, "json")
+            try:
+                self._client.send(_PROBE, "json")
+            except HttpStatusError as exc:  # the answer still said which server this is
+                if exc.status not in _FORMAT_STATUSES:
+                    raise
         return profile_for(self._client.server)
 
     @property
