@@ -15,7 +15,7 @@ directory stands for every supported file below it. Named graphs are unioned, un
 Files are read leniently unless ``strict`` (:mod:`~llama_index_crm.sources.rdf_parsing`):
 a statement that does not parse is skipped and reported in :attr:`RdfFileSource.report`.
 Relative IRIs are resolved against ``base_iri``, by default the file's own ``file:`` URL.
-Each file (or archive member) is held in memory while it is parsed.
+A clean file streams into the store; one read leniently is held in memory meanwhile.
 """
 
 from __future__ import annotations
@@ -28,9 +28,10 @@ import urllib.parse
 import zipfile
 import zlib
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import IO
+from typing import IO, cast
 
 import pyoxigraph as ox
 
@@ -44,6 +45,7 @@ from llama_index_crm.sources.rdf_parsing import (
     SNIFF_BYTES,
     STATEMENT_BASED,
     LoadReport,
+    Opener,
     load_document,
     looks_like_ntriples,
 )
@@ -114,24 +116,32 @@ def _known() -> str:
 
 
 class _Input:
-    """One document to parse: where it comes from, its format, its bytes and its base."""
+    """One document to parse: where it comes from, how to open it, its format and base."""
 
-    def __init__(self, label: str, fmt: ox.RdfFormat, data: bytes, base: str) -> None:
+    def __init__(self, label: str, suffix: str, opener: Opener, base: str) -> None:
         self.label = label
-        self.format = fmt
-        self.data = data
+        self.opener = opener
         self.base = base
+        with opener() as stream:
+            head = stream.read(SNIFF_BYTES)
+        self.format = (ox.RdfFormat.N_TRIPLES if suffix == ".n3" and looks_like_ntriples(head)
+                       else FORMATS[suffix])
+        """By extension; a ``.n3`` by its head (N-Triples or Turtle)."""
 
 
-def _format(suffix: str, data: bytes) -> ox.RdfFormat:
-    """The format of a document: by extension, ``.n3`` by its head (N-Triples or Turtle)."""
-    if suffix == ".n3" and looks_like_ntriples(data[:SNIFF_BYTES]):
-        return ox.RdfFormat.N_TRIPLES
-    return FORMATS[suffix]
+@contextmanager
+def _opened(open_raw: Callable[[], IO[bytes]], gzipped: bool) -> Iterator[IO[bytes]]:
+    """A stream of ``open_raw()``, decompressed when ``gzipped``; closed on exit."""
+    with open_raw() as raw:
+        if not gzipped:
+            yield raw
+            return
+        with gzip.GzipFile(fileobj=raw) as unzipped:
+            yield cast(IO[bytes], unzipped)
 
 
-def _read(stream: IO[bytes], gzipped: bool) -> bytes:
-    return gzip.GzipFile(fileobj=stream).read() if gzipped else stream.read()
+def _open_binary(path: Path) -> IO[bytes]:
+    return path.open("rb")
 
 
 def _inputs(path: Path) -> Iterator[_Input]:
@@ -142,12 +152,15 @@ def _inputs(path: Path) -> Iterator[_Input]:
         return
     if suffix not in FORMATS:
         raise SourceError(f"Unknown RDF file extension in {path}; expected one of {_known()}.")
+    opener = functools.partial(_opened, functools.partial(_open_binary, path), gzipped)
+    yield _readable(str(path), suffix, opener, _file_iri(path))
+
+
+def _readable(label: str, suffix: str, opener: Opener, base: str) -> _Input:
     try:
-        with path.open("rb") as raw:
-            data = _read(raw, gzipped)
-    except (OSError, EOFError, zlib.error) as exc:
-        raise SourceError(f"Cannot read {path}: {exc}.") from exc
-    yield _Input(str(path), _format(suffix, data), data, _file_iri(path))
+        return _Input(label, suffix, opener, base)
+    except (OSError, EOFError, zlib.error, zipfile.BadZipFile) as exc:
+        raise SourceError(f"Cannot read {label}: {exc}.") from exc
 
 
 def _zip_inputs(path: Path) -> Iterator[_Input]:
@@ -167,13 +180,9 @@ def _zip_inputs(path: Path) -> Iterator[_Input]:
             if suffix == ".zip":
                 logger.warning("Skipping nested archive %s in %s", member.filename, path)
                 continue
-            label = f"{path} (member {member.filename})"
-            try:
-                with archive.open(member) as raw:
-                    data = _read(raw, gzipped)
-            except (OSError, EOFError, zlib.error, zipfile.BadZipFile) as exc:
-                raise SourceError(f"Cannot read {label}: {exc}.") from exc
-            yield _Input(label, _format(suffix, data), data, _file_iri(path, member.filename))
+            opener = functools.partial(_opened, functools.partial(archive.open, member), gzipped)
+            yield _readable(f"{path} (member {member.filename})", suffix, opener,
+                            _file_iri(path, member.filename))
 
 
 def _select(store: ox.Store, query: str, graphs: Sequence[ox.NamedNode]) -> ox.QuerySolutions:
@@ -290,7 +299,7 @@ class RdfFileSource:
 
     def _load(self, item: _Input, tag: str) -> None:
         try:
-            load_document(self.store, item.data, item.format, where=item.label, tag=tag,
+            load_document(self.store, item.opener, item.format, where=item.label, tag=tag,
                           report=self.report, strict=self.strict,
                           base_iri=self.base_iri or item.base)
         except SyntaxError as exc:
@@ -301,7 +310,7 @@ class RdfFileSource:
             raise SourceError(
                 f"Malformed {item.format.name} in {item.label}{where}: {exc.msg}. {advice}."
             ) from exc
-        except (OSError, EOFError, ValueError) as exc:
+        except (OSError, EOFError, ValueError, zlib.error, zipfile.BadZipFile) as exc:
             raise SourceError(f"Cannot read {item.label} as {item.format.name}: {exc}.") from exc
         latin1 = self.report.latin1_bytes.get(item.label)
         if latin1:  # said once in the build summary; worker processes read the files again

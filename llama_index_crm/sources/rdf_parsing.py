@@ -29,10 +29,13 @@ triples). A UTF-8 byte-order mark is dropped in every mode; CRLF line ends need 
 from __future__ import annotations
 
 import codecs
+import functools
 import io
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
+from typing import IO
 
 import pyoxigraph as ox
 
@@ -40,6 +43,8 @@ from llama_index_crm.sources.jsonld_contexts import inline_contexts
 
 BOM = codecs.BOM_UTF8
 """The UTF-8 byte-order mark, dropped from the start of a document."""
+Opener = Callable[[], AbstractContextManager[IO[bytes]]]
+"""Opens a document for reading, from its start, each time it is called."""
 LINE_BASED: frozenset[ox.RdfFormat] = frozenset({ox.RdfFormat.N_TRIPLES, ox.RdfFormat.N_QUADS})
 """Formats with one statement a line: an error skips its line."""
 STATEMENT_BASED: frozenset[ox.RdfFormat] = frozenset({ox.RdfFormat.TURTLE})
@@ -212,14 +217,18 @@ def _recovering(data: bytes, fmt: ox.RdfFormat, where: str, base_iri: str | None
             offset = end
 
 
-def load_document(store: ox.Store, data: bytes, fmt: ox.RdfFormat, *, where: str, tag: str,
-                  report: LoadReport, strict: bool = False,
+def load_document(store: ox.Store, document: bytes | Opener, fmt: ox.RdfFormat, *,
+                  where: str, tag: str, report: LoadReport, strict: bool = False,
                   base_iri: str | None = None) -> None:
     """Add the quads of one document to ``store`` (see the module notes).
 
+    A clean document is parsed as it streams from ``document``; its bytes are held in
+    memory only when it must be read again leniently, starts with a byte-order mark, or is
+    JSON-LD (whose remote contexts are inlined first).
+
     Args:
         store: The store to fill.
-        data: The document's bytes.
+        document: The document's bytes, or what opens it (as often as needed).
         fmt: Its format.
         where: Its name in messages (``file.zip (member x.nt)``).
         tag: A short tag unique to the document among the source's (blank-node labels).
@@ -232,17 +241,40 @@ def load_document(store: ox.Store, data: bytes, fmt: ox.RdfFormat, *, where: str
             be recovered (TriG, RDF/XML, JSON-LD, N3).
         OSError: The data cannot be read.
     """
-    if data.startswith(BOM):
-        data = data[len(BOM):]
-    if fmt == ox.RdfFormat.JSON_LD:
-        data = inline_contexts(data, where)
-    try:
-        store.extend(ox.parse(data, fmt, base_iri=base_iri, rename_blank_nodes=True))
-        return
-    except SyntaxError:
-        if strict or fmt not in LINE_BASED | STATEMENT_BASED:
-            raise
+    opener = document if callable(document) else functools.partial(io.BytesIO, document)
+    with opener() as stream:
+        head = stream.read(len(BOM))
+    if fmt != ox.RdfFormat.JSON_LD and head != BOM:
+        if _load_whole(store, opener, fmt, base_iri, strict):
+            return
+        with opener() as stream:
+            data = stream.read()
+    else:
+        with opener() as stream:
+            data = stream.read().removeprefix(BOM)
+        if fmt == ox.RdfFormat.JSON_LD:
+            data = inline_contexts(data, where)
+        if _load_whole(store, functools.partial(io.BytesIO, data), fmt, base_iri, strict):
+            return
     data, latin1 = repair_utf8(data)
     if latin1:
         report.latin1_bytes[where] = latin1
     store.extend(_recovering(data, fmt, where, base_iri, _Salter(tag), report))
+
+
+def _load_whole(store: ox.Store, opener: Opener, fmt: ox.RdfFormat, base_iri: str | None,
+                strict: bool) -> bool:
+    """Load the document in one transaction; ``False`` when it must be read leniently.
+
+    Raises:
+        SyntaxError: It does not parse, and ``strict`` is on or its format cannot be
+            recovered.
+    """
+    try:
+        with opener() as stream:
+            store.extend(ox.parse(stream, fmt, base_iri=base_iri, rename_blank_nodes=True))
+        return True
+    except SyntaxError:
+        if strict or fmt not in LINE_BASED | STATEMENT_BASED:
+            raise
+        return False
