@@ -3,6 +3,7 @@ and (when ../shared is present) the Yale Center for British Art graph."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -343,3 +344,20 @@ def test_ycba_every_produced_object_names_its_maker(ycba_docs: list[EntityDocume
     missing = [(o, names) for (o, _), names in makers.items()
                if not any(n in text.get(o, "") for n in names)]
     assert not missing, missing[:5]
+
+
+def test_endpoint_options_are_recorded_without_secrets(
+    tmp_path: Path, serve_graph: Callable[[Path], str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CRM_RAG_AUTH", raising=False)
+    out = tmp_path / "index"
+    assert cli_main(["build", "--endpoint", serve_graph(DEMO), "--out", str(out), "--no-embed",
+                     "-q", "--auth", "reader:s3cret-pw", "--header", "X-Api-Key: k3y-value",
+                     "--timeout", "20", "--max-rps", "500", "--workers", "1"]) == 0
+    text = (out / "manifest.json").read_text()
+    assert "s3cret-pw" not in text and "k3y-value" not in text
+    settings = json.loads(text)["source_settings"]
+    assert settings["auth"] == {"user": "reader", "from": "--auth"}
+    assert settings["headers"] == ["X-Api-Key"]
+    assert (settings["timeout"], settings["max_rps"]) == (20, 500)
+    assert cli_main(["build", str(DEMO), "--out", str(out), "--auth", "a:b", "-q"]) == 1
