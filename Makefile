@@ -1,4 +1,5 @@
 # Two set-up commands: `make demo` and `make test`. Both create .venv when needed and are idempotent.
+# `make virtuoso` installs Virtuoso (Debian/Ubuntu, as root) so that its tests and benchmark run.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -6,8 +7,10 @@ BIN    := $(VENV)/bin
 TORCH  := torch==2.13.0
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
+# apt-get as root, through sudo otherwise
+SUDO   := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: demo test lint typecheck unit bench clean
+.PHONY: demo test lint typecheck unit bench virtuoso clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +44,16 @@ test: lint typecheck unit
 
 bench: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/build.py
+
+# The Debian package of Virtuoso 7 (virtuoso-t, isql-vt); the tests start it themselves and
+# skip, saying so, where it is missing. `make test` never installs it.
+virtuoso:
+	@if command -v virtuoso-t >/dev/null && command -v isql-vt >/dev/null; then \
+		echo "virtuoso-t and isql-vt are installed"; \
+	else \
+		$(SUDO) apt-get install -y virtuoso-opensource-7-bin || \
+		{ $(SUDO) apt-get update && $(SUDO) apt-get install -y virtuoso-opensource-7-bin; }; \
+	fi
 
 clean:
 	rm -rf $(VENV) build dist .mypy_cache .ruff_cache .pytest_cache

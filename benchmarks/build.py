@@ -15,14 +15,16 @@ Variants: ``files1`` and ``files2`` read the files in process with 1 or 2 worker
 ``walk2`` is ``files2`` with ``--fr-paths walk`` (FR paths walked, not queried);
 ``endpoint2`` loads the same files into an Oxigraph database (``oxigraph load``, timed but
 not counted in the build), serves it on a free port of 127.0.0.1 and builds from it with 2
-workers. The documents of the builds of one dataset are then compared text by text by
-``doc_id``.
+workers; ``virtuoso2`` does the same with Virtuoso (``virtuoso-t`` on a fresh database,
+the files bulk-loaded into one named graph with ``isql-vt``, the build given ``--graph``;
+skipped when Virtuoso is not installed: ``make virtuoso``). The documents of the builds of
+one dataset are then compared text by text by ``doc_id``.
 
 Usage::
 
     python benchmarks/build.py                      # every dataset and variant
     python benchmarks/build.py --quick              # the demo graph and YCBA
-    python benchmarks/build.py --datasets ycba,nmwa --variants files2,endpoint2
+    python benchmarks/build.py --datasets ycba,nmwa --variants files2,endpoint2,virtuoso2
 
 The figures are printed as a table and written to ``benchmarks/results/build.json``.
 """
@@ -50,7 +52,10 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
+from llama_index_crm.sources.local_server import LocalServer
 from llama_index_crm.sources.oxigraph_server import OxigraphServer, oxigraph_binary
+from llama_index_crm.sources.virtuoso_server import NOT_INSTALLED as VIRTUOSO_NOT_INSTALLED
+from llama_index_crm.sources.virtuoso_server import VirtuosoServer, virtuoso_binaries
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "datasets"
@@ -86,9 +91,15 @@ VARIANTS: dict[str, tuple[str, int, str]] = {
     "files2": ("files", 2, "sparql"),
     "walk2": ("files", 2, "walk"),
     "endpoint2": ("endpoint", 2, "sparql"),
+    "virtuoso2": ("virtuoso", 2, "auto"),
 }
 """Variant name → (source kind, worker processes, ``--fr-paths``). ``walk2`` is ``files2``
-with the FR paths walked instead of queried: the issue's "measure both and keep the faster"."""
+with the FR paths walked instead of queried: the issue's "measure both and keep the faster".
+``virtuoso2`` leaves the choice to the server's profile (the walk on Virtuoso)."""
+VIRTUOSO_GRAPH = "https://llama-index-crm.example/benchmark"
+"""The named graph the files are loaded into on Virtuoso, and the build's ``--graph``."""
+VIRTUOSO_BUFFERS = 170_000
+"""``NumberOfBuffers`` of the benchmark's Virtuoso: its documentation's value for 2 GB."""
 
 
 @dataclass(frozen=True)
@@ -321,7 +332,7 @@ def _tail(text: str) -> list[str]:
 
 
 def run_build(dataset: Dataset, variant: str, out: Path, log_dir: Path, idle_wait_s: float,
-              server: OxigraphServer | None = None) -> BuildFigures:
+              server: LocalServer | None = None) -> BuildFigures:
     """``crm-rag build`` of ``dataset`` into ``out`` in a fresh process, measured.
 
     Waits first (at most ``idle_wait_s``) for other processes to leave the CPU alone.
@@ -330,6 +341,8 @@ def run_build(dataset: Dataset, variant: str, out: Path, log_dir: Path, idle_wai
     kind, workers, fr_paths = VARIANTS[variant]
     cmd = [sys.executable, "-m", "llama_index_crm.cli", "-v", "build"]
     cmd += ["--endpoint", endpoint] if endpoint else [str(p) for p in dataset.files]
+    if isinstance(server, VirtuosoServer):
+        cmd += ["--graph", server.graph]
     cmd += ["--out", str(out), "--workers", str(workers), "--no-embed", "--fr-paths", fr_paths]
     print(f"  {dataset.name:<5} {variant:<9} …", end="", flush=True)
     before = wait_until_idle(idle_wait_s) if idle_wait_s > 0 else background_cores()
@@ -444,6 +457,7 @@ def machine_info() -> dict[str, Any]:
     from llama_index_crm import __version__
 
     binary = oxigraph_binary()
+    virtuoso = virtuoso_binaries()
     return {
         "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "cores": os.cpu_count(),
@@ -458,7 +472,18 @@ def machine_info() -> dict[str, Any]:
                                            "llama_index_crm", "config"])),
         "pyoxigraph": pyoxigraph.__version__,
         "oxigraph_cli": _command_output([binary, "--version"]) if binary else None,
+        "virtuoso": _virtuoso_version(virtuoso[0]) if virtuoso else None,
     }
+
+
+def _virtuoso_version(binary: str) -> str:
+    """``Version 7.2.5.3229-pthreads ...`` from ``virtuoso-t -?`` (printed on stderr)."""
+    try:
+        done = subprocess.run([binary, "-?"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    found = re.search(r"^Version .*$", done.stdout + done.stderr, re.M)
+    return found.group(0) if found else ""
 
 
 def _fig(results: list[BuildFigures], dataset: str, variant: str) -> BuildFigures | None:
@@ -517,6 +542,21 @@ def evaluate_targets(results: list[BuildFigures]) -> list[dict[str, Any]]:
                         + ("" if judged else "; too short to judge"),
             "ratio": round(ratio, 3),
             "met": ratio <= TARGET_ENDPOINT_RATIO if judged else None,
+        })
+    for name in dict.fromkeys(f.dataset for f in results):
+        files, virtuoso = _fig(results, name, "files2"), _fig(results, name, "virtuoso2")
+        oxigraph = _fig(results, name, "endpoint2")
+        if files is None or virtuoso is None:
+            continue
+        ratios = f"{virtuoso.seconds / max(files.seconds, 1e-9):.2f}x files2"
+        if oxigraph is not None:
+            ratios += f", {virtuoso.seconds / max(oxigraph.seconds, 1e-9):.2f}x endpoint2"
+        targets.append({
+            "target": f"{name} from Virtuoso (reported, no target)",
+            "variant": "virtuoso2 / files2, virtuoso2 / endpoint2",
+            "measured": f"{ratios} ({virtuoso.seconds:,.1f} s)",
+            "ratio": round(virtuoso.seconds / max(files.seconds, 1e-9), 3),
+            "met": None,
         })
     for name in dict.fromkeys(f.dataset for f in results):
         queried, walked = _fig(results, name, "files2"), _fig(results, name, "walk2")
@@ -578,18 +618,19 @@ def benchmark_dataset(dataset: Dataset, variants: list[str], work: Path, binary:
     log_dir.mkdir(parents=True, exist_ok=True)
     for variant in variants:
         out = work / dataset.name / variant
-        if VARIANTS[variant][0] == "files":
+        kind = VARIANTS[variant][0]
+        if kind == "files":
             fig = run_build(dataset, variant, out, log_dir, idle_wait_s)
         else:
-            if binary is None:
-                print(f"  {dataset.name:<5} {variant:<9} skipped: no oxigraph CLI")
+            missing = _missing_server(kind, binary)
+            if missing:
+                print(f"  {dataset.name:<5} {variant:<9} skipped: {missing}")
                 continue
-            server_dir = work / dataset.name / "oxigraph"
+            server_dir = work / dataset.name / kind
             server_dir.mkdir(parents=True, exist_ok=True)
             try:
-                with OxigraphServer(dataset.files, server_dir, binary=binary,
-                                    load_timeout_s=dataset.timeout_s) as server:
-                    print(f"  {dataset.name:<5} oxigraph  unpack {server.unpack_seconds:.1f} s,"
+                with _server(kind, dataset, server_dir, binary) as server:
+                    print(f"  {dataset.name:<5} {kind:<9} unpack {server.unpack_seconds:.1f} s,"
                           f" load {server.load_seconds:.1f} s")
                     server_cpu = _process_cpu_seconds(server.process.pid)
                     fig = run_build(dataset, variant, out, log_dir, idle_wait_s, server)
@@ -602,11 +643,13 @@ def benchmark_dataset(dataset: Dataset, variants: list[str], work: Path, binary:
                     }
             except (subprocess.SubprocessError, RuntimeError, OSError) as exc:
                 detail = getattr(exc, "stderr", b"") or b""
+                if isinstance(detail, str):
+                    detail = detail.encode()
                 fig = BuildFigures(dataset.name, variant, VARIANTS[variant][1], status="error",
-                                   error={"stage": "oxigraph load / serve", "tail":
+                                   error={"stage": f"{kind} load / serve", "tail":
                                           [str(exc), *_tail(detail.decode(errors="replace"))]})
-                print(f"  {dataset.name:<5} {variant:<9} ERROR in oxigraph load/serve: {exc}")
-            shutil.rmtree(server_dir / "db", ignore_errors=True)
+                print(f"  {dataset.name:<5} {variant:<9} ERROR in {kind} load/serve: {exc}")
+            shutil.rmtree(server_dir, ignore_errors=True)
         figures.append(fig)
         if fig.status == "ok":
             outs[variant] = out
@@ -623,6 +666,24 @@ def benchmark_dataset(dataset: Dataset, variants: list[str], work: Path, binary:
             print(f"  {dataset.name:<5} documents {key}: {verdict} "
                   f"({same['documents'][0]:,} / {same['documents'][1]:,} docs)")
     return figures, comparisons
+
+
+def _missing_server(kind: str, oxigraph: str | None) -> str | None:
+    """Why the server of ``kind`` cannot run here, or ``None``."""
+    if kind == "endpoint" and oxigraph is None:
+        return "no oxigraph CLI"
+    if kind == "virtuoso" and virtuoso_binaries() is None:
+        return VIRTUOSO_NOT_INSTALLED
+    return None
+
+
+def _server(kind: str, dataset: Dataset, workdir: Path, oxigraph: str | None) -> LocalServer:
+    """The (not yet started) server of ``kind`` for ``dataset``."""
+    if kind == "virtuoso":
+        return VirtuosoServer(dataset.files, workdir, VIRTUOSO_GRAPH, buffers=VIRTUOSO_BUFFERS,
+                              load_timeout_s=dataset.timeout_s)
+    return OxigraphServer(dataset.files, workdir, binary=oxigraph,
+                          load_timeout_s=dataset.timeout_s)
 
 
 def _terminate(signum: int, frame: object) -> None:
@@ -706,8 +767,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "background_cores": "CPU used by other processes on the machine (not the build, "
                                 "this benchmark or the oxigraph server), in cores; 'before' "
                                 f"over {IDLE_PROBE_S} s just before the run",
-            "endpoint": "load time of oxigraph load is not in seconds; server memory and "
-                        "CPU apart",
+            "endpoint": "load time of oxigraph load (endpoint2) or of the isql-vt bulk load "
+                        "(virtuoso2) is not in seconds; server memory and CPU apart",
         },
         "skipped": skipped,
         "results": {

@@ -18,10 +18,21 @@ from llama_index_crm.build.builder import (
     default_workers,
     peak_rss_mb,
 )
-from llama_index_crm.build.folder import MANIFEST, build_folder, work_dir_for
+from llama_index_crm.build.folder import (
+    MANIFEST,
+    REJECTED,
+    build_folder,
+    report_of,
+    work_dir_for,
+)
 from llama_index_crm.errors import CrmError
 from llama_index_crm.query.memory import DEFAULT_HISTORY_TOKENS
 from llama_index_crm.sources import open_source
+from llama_index_crm.sources.credentials import split_user_password
+from llama_index_crm.sources.endpoint_http import parse_header
+
+SHOWN_REJECTIONS = 10
+"""Rejected statements listed in the build summary (all are in ``rejected.nt``)."""
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -33,7 +44,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         print(f"Nothing to resume in {work_dir_for(out)}; building from the start.",
               file=sys.stderr)
     started = time.perf_counter()
-    source = open_source(args.sources, endpoint=args.endpoint)
+    source = open_source(args.sources, endpoint=args.endpoint, **source_options(args))
     bar = tqdm(total=None, unit="entities", desc="build", disable=args.quiet,
                dynamic_ncols=True)
     last = [time.perf_counter(), 0.0]
@@ -73,6 +84,8 @@ def cmd_build(args: argparse.Namespace) -> int:
         embed_bar.close()
         source.close()
     seconds = time.perf_counter() - started
+    report = report_of(source)
+    rejected, latin1 = report.rejections, sum(report.latin1_bytes.values())
     summary = {
         "entities": stats.entities,
         "documents": stats.documents,
@@ -80,6 +93,8 @@ def cmd_build(args: argparse.Namespace) -> int:
         "uncategorised": stats.uncategorised,
         "documents chained": stats.documents_chained,
         "triples archived": stats.triples_archived,
+        **({"rejected statements": len(rejected)} if rejected else {}),
+        **({"bytes read as Latin-1": latin1} if latin1 else {}),
         "seconds": round(seconds, 1),
         "peak memory (MB)": round(peak_rss_mb()),
     }
@@ -88,7 +103,40 @@ def cmd_build(args: argparse.Namespace) -> int:
     for key, value in summary.items():
         print(f"  {key:<{width}}  {value:,}" if isinstance(value, int) else
               f"  {key:<{width}}  {value}")
+    if rejected:
+        print(f"Rejected statements (skipped; all {len(rejected):,} in {out / REJECTED}, "
+              "--strict to stop at the first):")
+        for rejection in rejected[:SHOWN_REJECTIONS]:
+            print(f"  {rejection.summary()}")
     return 0
+
+
+def source_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword arguments of :func:`open_source` given on the command line.
+
+    Raises:
+        CrmError: An option of endpoints was given with files, or the reverse.
+    """
+    endpoint = bool(args.endpoint) or (
+        len(args.sources) == 1 and args.sources[0].startswith(("http://", "https://")))
+    kw: dict[str, Any] = {"graphs": args.graph} if args.graph else {}
+    given = {"--auth": args.auth, "--header": args.header, "--timeout": args.timeout,
+             "--max-rps": args.max_rps, "--page-size": args.page_size}
+    if not endpoint:
+        wrong = [name for name, value in given.items() if value]
+        if wrong:
+            raise CrmError(f"{', '.join(wrong)}: options of a SPARQL endpoint, not of files.")
+        return {**kw, "strict": args.strict, **({"base_iri": args.base} if args.base else {})}
+    if args.strict or args.base:
+        raise CrmError("--strict and --base are options of RDF files, not of an endpoint.")
+    if args.auth:
+        kw["auth"] = split_user_password(args.auth, "--auth")
+    if args.header:
+        kw["headers"] = dict(parse_header(h) for h in args.header)
+    for name in ("timeout", "max_rps", "page_size"):
+        if getattr(args, name) is not None:
+            kw[name] = getattr(args, name)
+    return kw
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
@@ -184,14 +232,39 @@ def make_parser() -> argparse.ArgumentParser:
     build.add_argument("sources", nargs="*", help="RDF files or folders (.ttl .nt .nq .trig "
                        ".rdf .jsonld, .zip/.gz archives of those)")
     build.add_argument("--endpoint", help="read from this SPARQL endpoint instead of files")
+    build.add_argument("--graph", action="append", metavar="IRI",
+                       help="read only this named graph (repeatable; default-graph-uri for an "
+                            "endpoint, the graph of TriG/N-Quads files)")
+    files = build.add_argument_group("RDF files")
+    files.add_argument("--strict", action="store_true",
+                       help="stop at the first statement that does not parse (default: skip "
+                            "it, report it and write it to rejected.nt)")
+    files.add_argument("--base", metavar="IRI",
+                       help="resolve relative IRIs against this IRI (default: the file's "
+                            "file: URL)")
+    endpoint = build.add_argument_group("SPARQL endpoint")
+    endpoint.add_argument("--auth", metavar="USER:PASSWORD",
+                          help="HTTP basic or digest credentials (also: the CRM_RAG_AUTH "
+                               "environment variable, ~/.netrc, or user:password@ in the URL)")
+    endpoint.add_argument("--header", action="append", metavar="'NAME: VALUE'",
+                          help="an extra HTTP header, e.g. an API key (repeatable)")
+    endpoint.add_argument("--timeout", type=float, metavar="S",
+                          help="seconds to wait for each request (default 60)")
+    endpoint.add_argument("--max-rps", type=float, metavar="N",
+                          help="at most N requests a second, all workers together (be polite "
+                               "to public endpoints)")
+    endpoint.add_argument("--page-size", type=int, metavar="N",
+                          help="list subjects N at a time, for servers that cap result sizes")
     build.add_argument("--out", required=True, help="folder to write (replaced atomically)")
     build.add_argument("--resume", action="store_true",
                        help="continue an interrupted build from its last completed chunk")
     build.add_argument("--chunk-size", type=int, default=CHUNK_SIZE)
-    build.add_argument("--fr-paths", choices=("sparql", "walk"), default=DEFAULT_FR_PATHS,
+    build.add_argument("--fr-paths", choices=("auto", "sparql", "walk"),
+                       default=DEFAULT_FR_PATHS,
                        help="find FR targets by SPARQL property-path queries per chunk "
-                            "(default, faster) or by walking fetched neighbourhoods; the "
-                            "documents are the same")
+                            "(faster) or by walking fetched neighbourhoods; auto (default): "
+                            "the queries, except on servers that run them slowly (Virtuoso); "
+                            "the documents are the same")
     build.add_argument("--workers", type=int, default=default_workers(),
                        help="processes building chunks at once (default: one per core, ≤ 4)")
     build.add_argument("--no-embed", action="store_true",

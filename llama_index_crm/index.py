@@ -45,6 +45,7 @@ from llama_index_crm.build.builder import (
 from llama_index_crm.build.folder import (
     build_structure,
     replace_folder,
+    source_record,
     work_dir_for,
     write_manifest,
 )
@@ -148,7 +149,7 @@ class CrmGraphIndex(GraphData):
                 src, work, resume=resume, chunk_size=chunk_size, workers=workers,
                 on_chunk=on_chunk, fr_paths=fr_paths,
             )
-            description = src.describe()
+            description = source_record(src)
         finally:
             if own_source:
                 src.close()

@@ -1,8 +1,14 @@
-"""Shared test fixtures: the ``../shared`` datasets, a real Oxigraph SPARQL server, and the
-demo graph's index built once per session for the query-side tests that only read it."""
+"""Shared test fixtures: the ``../shared`` datasets, real SPARQL servers (``oxigraph serve``,
+and Virtuoso when ``virtuoso-t`` is installed: ``make virtuoso``), and the demo graph's index
+built once per session for the query-side tests that only read it."""
 
 from __future__ import annotations
 
+import http.server
+import threading
+import urllib.error
+import urllib.parse
+import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from pathlib import Path
@@ -16,10 +22,18 @@ from llama_index.core.instrumentation.events import BaseEvent
 from llama_index_crm.events import StageCandidatesEvent
 from llama_index_crm.index import CrmGraphIndex
 from llama_index_crm.sources.oxigraph_server import NOT_INSTALLED, OxigraphServer, oxigraph_binary
+from llama_index_crm.sources.virtuoso_server import NOT_INSTALLED as NO_VIRTUOSO
+from llama_index_crm.sources.virtuoso_server import VirtuosoServer, virtuoso_binaries
 
-DEMO_GRAPH = Path(__file__).resolve().parents[1] / "examples" / "data" / "troodos.ttl"
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 """The sibling folder holding the datasets (``../shared/datasets/...``)."""
+
+DEMO = Path(__file__).resolve().parents[1] / "examples" / "data" / "troodos.ttl"
+"""The bundled demo graph."""
+DEMO_GRAPH = DEMO
+"""The bundled demo graph (the name the query-side tests use)."""
+DEMO_GRAPH_IRI = "https://example.org/troodos/graph"
+"""The named graph the demo is loaded into on Virtuoso."""
 
 requires_shared = pytest.mark.skipif(
     not (SHARED / "datasets").is_dir(), reason=f"{SHARED}/datasets not present"
@@ -86,3 +100,82 @@ def _recorded() -> Iterator[list[StageCandidatesEvent]]:
 def record_stages() -> Callable[[], AbstractContextManager[list[StageCandidatesEvent]]]:
     """``with record_stages() as events:``: the stage events emitted inside the block."""
     return _recorded
+
+
+@pytest.fixture(scope="session")
+def virtuoso(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VirtuosoServer]:
+    """A Virtuoso (``virtuoso-t``) on free ports of 127.0.0.1 with the demo graph loaded into
+    :data:`DEMO_GRAPH_IRI`, in a fresh database; stopped at the end of the session. Skips the
+    test when Virtuoso is not installed (``make virtuoso`` installs it)."""
+    if virtuoso_binaries() is None:
+        pytest.skip(NO_VIRTUOSO)
+    with VirtuosoServer([DEMO], tmp_path_factory.mktemp("virtuoso"), DEMO_GRAPH_IRI) as server:
+        yield server
+
+
+Refusal = Callable[[str], "tuple[int, bytes] | None"]
+"""Given a request's query, the (status, body) to refuse it with, or ``None`` to pass it."""
+
+
+class _RefusingProxy(http.server.BaseHTTPRequestHandler):
+    """Passes requests to a real endpoint, except those ``refuse`` refuses."""
+
+    target = ""
+    refuse: Refusal = staticmethod(lambda query: None)
+    lock = threading.Lock()
+
+    def _forward(self, body: bytes | None) -> None:
+        params = body.decode() if body is not None else urllib.parse.urlsplit(self.path).query
+        query = urllib.parse.parse_qs(params).get("query", [""])[0]
+        with self.lock:
+            refused = type(self).refuse(query)
+        if refused is not None:
+            status, payload = refused
+            kind = "text/plain"
+        else:
+            request = urllib.request.Request(self.target + self.path[len("/query"):],
+                                             data=body, headers=dict(self.headers))
+            try:
+                with urllib.request.urlopen(request, timeout=30) as answer:
+                    payload, status = answer.read(), answer.status
+                    kind = answer.headers.get("Content-Type", "text/plain")
+            except urllib.error.HTTPError as exc:
+                payload, status = exc.read(), exc.code
+                kind = exc.headers.get("Content-Type", "text/plain")
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        self._forward(None)
+
+    def do_POST(self) -> None:  # noqa: N802
+        self._forward(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        """Silence the request log."""
+
+
+@pytest.fixture()
+def refusing_proxy(
+    serve_graph: Callable[[Path], str],
+) -> Iterator[Callable[[Path, Refusal], str]]:
+    """``proxy(graph, refuse)``: a query URL in front of ``oxigraph serve`` holding ``graph``
+    that passes every request to it, except those ``refuse`` answers for (a rate limit, a
+    server that rejects a kind of query)."""
+    servers: list[http.server.ThreadingHTTPServer] = []
+
+    def start(graph: Path, refuse: Refusal) -> str:
+        handler = type("Proxy", (_RefusingProxy,), {"target": serve_graph(graph),
+                                                    "refuse": staticmethod(refuse)})
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_address[1]}/query"
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()

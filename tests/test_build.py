@@ -3,6 +3,7 @@ and (when ../shared is present) the Yale Center for British Art graph."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -205,12 +206,12 @@ def test_interrupted_build_leaves_previous_folder_and_resumes(tmp_path: Path) ->
     assert stats.entities == 310 and stats.satellites_absorbed == 172
 
 
-def test_malformed_rdf_names_file_and_line_and_writes_nothing(
+def test_malformed_rdf_with_strict_names_file_and_line_and_writes_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     bad = tmp_path / "bad.ttl"
     bad.write_text('@prefix ex: <http://ex.org/> .\nex:a ex:b "c"\nex:d ex:e ex:f .\n')
-    assert cli_main(["build", str(bad), "--out", str(tmp_path / "out"), "-q"]) == 1
+    assert cli_main(["build", str(bad), "--out", str(tmp_path / "out"), "-q", "--strict"]) == 1
     err = capsys.readouterr().err
     assert "bad.ttl" in err and "line 3" in err
     assert not (tmp_path / "out").exists()
@@ -343,3 +344,20 @@ def test_ycba_every_produced_object_names_its_maker(ycba_docs: list[EntityDocume
     missing = [(o, names) for (o, _), names in makers.items()
                if not any(n in text.get(o, "") for n in names)]
     assert not missing, missing[:5]
+
+
+def test_endpoint_options_are_recorded_without_secrets(
+    tmp_path: Path, serve_graph: Callable[[Path], str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CRM_RAG_AUTH", raising=False)
+    out = tmp_path / "index"
+    assert cli_main(["build", "--endpoint", serve_graph(DEMO), "--out", str(out), "--no-embed",
+                     "-q", "--auth", "reader:s3cret-pw", "--header", "X-Api-Key: k3y-value",
+                     "--timeout", "20", "--max-rps", "500", "--workers", "1"]) == 0
+    text = (out / "manifest.json").read_text()
+    assert "s3cret-pw" not in text and "k3y-value" not in text
+    settings = json.loads(text)["source_settings"]
+    assert settings["auth"] == {"user": "reader", "from": "--auth"}
+    assert settings["headers"] == ["X-Api-Key"]
+    assert (settings["timeout"], settings["max_rps"]) == (20, 500)
+    assert cli_main(["build", str(DEMO), "--out", str(out), "--auth", "a:b", "-q"]) == 1

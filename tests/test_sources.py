@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import base64
 import gzip
 import http.server
 import json
 import socket
 import threading
 import time
+import urllib.parse
 import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -32,6 +34,8 @@ from llama_index_crm.sources._sparql_terms import (
     safe_iris,
     values_query,
 )
+from llama_index_crm.sources.credentials import AUTH_ENV
+from llama_index_crm.sources.endpoint_http import Answer, parse_header
 
 EX = "http://example.org/"
 CRM = "http://www.cidoc-crm.org/cidoc-crm/"
@@ -197,17 +201,21 @@ def test_on_disk_store(graph_ttl: Path, tmp_path: Path) -> None:
         source.fetch([EX + "asinou"])
 
 
-def test_malformed_turtle_names_file_and_line(tmp_path: Path) -> None:
+def test_malformed_turtle_names_file_and_line_when_strict(tmp_path: Path) -> None:
     bad = tmp_path / "broken.ttl"
     bad.write_text('<http://ex/a> <http://ex/p> "ok" .\n<http://ex/a> <http://ex/p> "open .\n')
-    with pytest.raises(SourceError, match=r"broken\.ttl.*line 2"):
-        RdfFileSource([bad])
+    with pytest.raises(SourceError, match=r"broken\.ttl.*line 2.*without --strict"):
+        RdfFileSource([bad], strict=True)
     archive = tmp_path / "bundle.zip"
     with zipfile.ZipFile(archive, "w") as zf:
         zf.writestr("good.nt", '<http://ex/a> <http://ex/p> "ok" .\n')
         zf.writestr("bad.nt", "\n\n<http://ex/a> <http://ex/p> nope .\n")
     with pytest.raises(SourceError, match=r"bundle\.zip \(member bad\.nt\), line 3"):
-        RdfFileSource([archive])
+        RdfFileSource([archive], strict=True)
+    with RdfFileSource([bad]) as lenient, RdfFileSource([archive]) as skipping:
+        assert lenient.triple_count() == skipping.triple_count() == 1
+        assert [(r.line, r.text) for r in skipping.report.rejections] == [
+            (3, "<http://ex/a> <http://ex/p> nope .")]
 
 
 def test_missing_or_unknown_files(tmp_path: Path) -> None:
@@ -243,8 +251,11 @@ def test_open_source(graph_ttl: Path) -> None:
 def test_endpoint_url_credentials_move_to_basic_auth() -> None:
     source = SparqlEndpointSource("http://reader:s%40cret@[::1]:7878/query")
     assert source.url == "http://[::1]:7878/query"
-    assert source._auth == ("reader", "s@cret")
-    assert "cret" not in source.describe()
+    assert source._credentials is not None
+    assert (source._credentials.user, source._credentials.password) == ("reader", "s@cret")
+    assert source._credentials.origin == "URL"
+    assert "cret" not in source.describe() + repr(source._credentials)
+    assert "cret" not in json.dumps(source.settings())
     with pytest.raises(SourceError, match="http"):
         SparqlEndpointSource("ftp://example.org/sparql")
 
@@ -299,7 +310,7 @@ def test_parse_tsv_terms() -> None:
     assert parse_tsv_term(f'"s"^^<{xs}>') == Literal("s")
     assert parse_tsv_term("-12") == Literal("-12", None, XSD + "integer")
     assert parse_tsv_term("1.5") == Literal("1.5", None, XSD + "decimal")
-    assert parse_tsv_term("1E3") == Literal("1E3", None, XSD + "double")
+    assert parse_tsv_term("1E3") == Literal("1000", None, XSD + "double")  # canonical
     assert parse_tsv_term("true") == Literal("true", None, XSD + "boolean")
     for bad in ["nonsense", '"open', '"x"^^xsd:int', '"x"@']:
         with pytest.raises(ValueError):
@@ -372,13 +383,13 @@ def test_injection_against_a_real_server(
 ) -> None:
     source = SparqlEndpointSource(serve_graph(graph_ttl))
     sent: list[str] = []
-    send = source._send
+    send = source._client.send
 
-    def recording(query: str, fmt: str) -> tuple[str, bytes]:
+    def recording(query: str, fmt: str) -> Answer:
         sent.append(query)
         return send(query, fmt)
 
-    monkeypatch.setattr(source, "_send", recording)
+    monkeypatch.setattr(source._client, "send", recording)
     before = source.fetch(ENTITIES)
     crafted = [
         CRAFTED,
@@ -410,33 +421,51 @@ def test_endpoint_error_statuses(serve_graph: Callable[[Path], str], graph_ttl: 
     base = serve_graph(graph_ttl).rsplit("/", 1)[0]
     with pytest.raises(SourceError, match=r"/nothing answered HTTP 404: .*not supported"):
         SparqlEndpointSource(base + "/nothing", retries=0).entities()
-    with pytest.raises(SourceError, match=r"/update answered HTTP 400"):
+    with pytest.raises(SourceError, match=r"/update sent an unreadable .*query endpoint"):
         SparqlEndpointSource(base + "/update", retries=0).fetch([EX + "asinou"])
 
 
-# -- a scripted endpoint: 5xx retries, format fallback, authentication ------------------
+# -- a scripted endpoint: 5xx retries, format fallback, authentication, politeness -----
 
 _JSON_RESULT = {
     "head": {"vars": ["s", "p", "o"]},
     "results": {"bindings": [{v: {"type": "uri", "value": EX + v} for v in "spo"}]},
 }
+_BASIC = "Basic " + base64.b64encode(b"reader:secret").decode()
 
 
 class _Scripted(http.server.BaseHTTPRequestHandler):
-    statuses: list[int] = []
-    seen: list[tuple[str, str]] = []
+    """Answers JSON only; ``statuses`` are answered first, one per request; with
+    ``password`` set, a request without the right basic credentials is challenged."""
 
-    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+    statuses: list[int] = []
+    seen: list[dict[str, str]] = []
+    password: bool = False
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        self._answer("GET", urllib.parse.urlsplit(self.path).query)
+
+    def do_POST(self) -> None:  # noqa: N802
+        self._answer("POST", self.rfile.read(int(self.headers.get("Content-Length", 0))).decode())
+
+    def _answer(self, method: str, params: str) -> None:
         accept = self.headers.get("Accept", "")
-        self.seen.append((accept, self.headers.get("Authorization", "")))
-        status = self.statuses.pop(0) if self.statuses else 200
-        if status == 200 and "tab-separated" in accept:
+        auth = self.headers.get("Authorization", "")
+        query = urllib.parse.parse_qs(params).get("query", [""])[0]
+        self.seen.append({"method": method, "accept": accept, "auth": auth, "query": query,
+                          "key": self.headers.get("X-Api-Key", "")})
+        if self.password and auth != _BASIC:
+            status = 401
+        else:
+            status = self.statuses.pop(0) if self.statuses else 200
+        if status == 200 and "json" not in accept:
             status = 406
         self.send_response(status)
         body = json.dumps(_JSON_RESULT).encode() if status == 200 else b"Busy\nmore"
         kind = "application/sparql-results+json" if status == 200 else "text/plain"
         self.send_header("Content-Type", kind)
+        if status == 401:
+            self.send_header("WWW-Authenticate", 'Basic realm="crm"')
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
@@ -464,16 +493,67 @@ def test_retries_on_5xx_then_fails(scripted: tuple[str, type[_Scripted]]) -> Non
     assert len(handler.seen) == 3
 
 
-def test_retry_recovers_and_falls_back_to_json_with_auth(
+def test_retry_recovers_and_results_fall_back_to_json(
     scripted: tuple[str, type[_Scripted]],
 ) -> None:
     url, handler = scripted
     handler.statuses = [502]
-    source = SparqlEndpointSource(url, retries=1, backoff=0.01, auth=("reader", "secret"))
+    source = SparqlEndpointSource(url, retries=1, backoff=0.01)
     expected = [Triple(EX + "s", EX + "p", EX + "o")]
     assert source.fetch([EX + "s"], incoming=False) == expected
     assert source.fetch([EX + "s"], incoming=False) == expected
-    accepts = [accept for accept, _ in handler.seen]
-    assert "tab-separated" in accepts[0] and "tab-separated" in accepts[1]
-    assert "json" in accepts[2] and "json" in accepts[3] and len(accepts) == 4
-    assert all(auth.startswith("Basic ") for _, auth in handler.seen)
+    accepts = [seen["accept"] for seen in handler.seen[2:]]  # after the probe and its retry
+    assert "tab-separated" in accepts[0] and "sparql-results+xml" in accepts[1]
+    assert all("json" in a for a in accepts[2:]) and len(accepts) == 4
+
+
+def test_basic_auth_answers_the_challenge_then_goes_up_front(
+    scripted: tuple[str, type[_Scripted]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url, handler = scripted
+    handler.password = True
+    with pytest.raises(SourceError, match=r"HTTP 401: .*give --auth user:password"):
+        SparqlEndpointSource(url, retries=0).entities()
+    monkeypatch.setenv(AUTH_ENV, "reader:wrong")
+    with pytest.raises(SourceError, match=r"HTTP 401: .*credentials \(from CRM_RAG_AUTH\)"):
+        SparqlEndpointSource(url, retries=0).entities()
+    handler.seen.clear()
+    source = SparqlEndpointSource(url, retries=0, auth=("reader", "secret"))
+    for _ in range(3):
+        source.fetch([EX + "s"], incoming=False)
+    auths = [seen["auth"] for seen in handler.seen]
+    assert auths[0] == "" and set(auths[1:]) == {_BASIC}  # one challenge, then up front
+    assert source.settings()["auth"] == {"user": "reader", "from": "--auth"}
+
+
+def test_netrc_credentials(scripted: tuple[str, type[_Scripted]], tmp_path: Path,
+                           monkeypatch: pytest.MonkeyPatch) -> None:
+    url, handler = scripted
+    handler.password = True
+    netrc = tmp_path / "netrc"
+    netrc.write_text("machine 127.0.0.1 login reader password secret\n")
+    netrc.chmod(0o600)
+    monkeypatch.setenv("NETRC", str(netrc))
+    monkeypatch.delenv(AUTH_ENV, raising=False)
+    source = SparqlEndpointSource(url, retries=0)
+    assert source.fetch([EX + "s"], incoming=False)
+    assert source.settings()["auth"] == {"user": "reader", "from": str(netrc)}
+
+
+def test_headers_get_post_and_rate(scripted: tuple[str, type[_Scripted]]) -> None:
+    url, handler = scripted
+    source = SparqlEndpointSource(url, retries=0, headers={"X-Api-Key": "k3y"}, max_rps=20)
+    started = time.monotonic()
+    source.fetch([EX + "s"], incoming=False)  # probe, TSV, XML, JSON: four requests
+    source.fetch([EX + f"s{i}" for i in range(100)], incoming=False)  # a long query
+    assert time.monotonic() - started >= 4 / 20
+    assert {seen["key"] for seen in handler.seen} == {"k3y"}
+    methods = [seen["method"] for seen in handler.seen]
+    assert methods == ["GET"] * 4 + ["POST"]
+    assert EX + "s99" in handler.seen[-1]["query"]
+    settings = source.settings()
+    assert settings["headers"] == ["X-Api-Key"] and "k3y" not in json.dumps(settings)
+    worker = source.factory(processes=2)()
+    assert worker.options.max_rps == 10 and worker.profile.name == "standard"
+    with pytest.raises(SourceError, match="Name: value"):
+        parse_header("no colon")

@@ -18,8 +18,9 @@ import multiprocessing
 import os
 import resource
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Literal as TypingLiteral
@@ -33,12 +34,13 @@ from llama_index_crm.build.documents import DocumentWriter, EntityDocument
 from llama_index_crm.build.labels import Labeller, local_words
 from llama_index_crm.build.neighbourhood import Neighbourhood
 from llama_index_crm.build.traversal import FRWalker
-from llama_index_crm.errors import CrmError, EmptyGraphError
+from llama_index_crm.errors import CrmError, EmptyGraphError, WorkerError
 from llama_index_crm.ontology import Ontology
 from llama_index_crm.rdf import Literal, encode_object
 from llama_index_crm.sources._sparql_terms import safe_iris
 from llama_index_crm.sources.base import GraphSource, source_factory
 from llama_index_crm.sources.fr_sparql import (
+    Closures,
     FRQueryCompiler,
     GraphVocabulary,
     Select,
@@ -50,9 +52,13 @@ from llama_index_crm.storage.triple_writer import HashSet, triple_hash
 logger = logging.getLogger(__name__)
 
 CHUNK_SIZE = 1000
-FRPaths = TypingLiteral["sparql", "walk"]
-DEFAULT_FR_PATHS: FRPaths = "sparql"
-"""Measured faster on every dataset (``benchmarks/build.py``); documents are the same."""
+FRPaths = TypingLiteral["auto", "sparql", "walk"]
+DEFAULT_FR_PATHS: FRPaths = "auto"
+"""SPARQL property paths, measured faster on every dataset from files and ``oxigraph serve``
+(``benchmarks/build.py``), unless the server's profile prefers the walk (Virtuoso);
+documents are the same."""
+SHOWN_FRS = 5
+"""FRs named in the warning about rejected FR path queries."""
 MAX_ROUNDS = 10
 """Fetch rounds per chunk; paths longer than this many hops are cut (none in TR-429 are)."""
 TRIPLES_FILE = "triples.parquet"
@@ -90,6 +96,8 @@ class BuildStats:
     seconds: float = 0.0
     peak_rss_mb: float = 0.0
     chunks: int = 0
+    rejected_statements: int = 0
+    """Statements of the files that could not be parsed and were skipped (``rejected.nt``)."""
 
     def as_dict(self) -> dict[str, float | int]:
         """The figures as a JSON-ready dict."""
@@ -110,19 +118,28 @@ class _ChunkCounts:
     satellites: int
     uncategorised: int
     rounds: int
+    rejected_frs: tuple[tuple[str, str], ...] = ()
+    """(FR id, the server's error) of FR queries the server rejected so far (walked)."""
 
 
 _WORKER: DocumentBuilder | None = None
+_WORKER_ERROR: CrmError | None = None
 
 
 def _init_worker(factory: Callable[[], GraphSource], work_dir: Path, lang: str,
                  config_dir: Path | None, fr_paths: FRPaths) -> None:
-    global _WORKER
-    onto = Ontology.from_config_dir(config_dir) if config_dir else Ontology.default()
-    _WORKER = DocumentBuilder(factory(), work_dir, ontology=onto, lang=lang, fr_paths=fr_paths)
+    global _WORKER, _WORKER_ERROR
+    try:
+        onto = Ontology.from_config_dir(config_dir) if config_dir else Ontology.default()
+        _WORKER = DocumentBuilder(factory(), work_dir, ontology=onto, lang=lang,
+                                  fr_paths=fr_paths)
+    except CrmError as exc:  # raised from the first chunk: an initializer error breaks the pool
+        _WORKER_ERROR = exc
 
 
 def _worker_chunk(index: int, chunk: list[str]) -> tuple[int, _ChunkCounts]:
+    if _WORKER_ERROR is not None:
+        raise _WORKER_ERROR
     assert _WORKER is not None, "worker not initialised"
     return _WORKER.run_chunk(index, chunk)
 
@@ -188,6 +205,56 @@ def _relabel(table: pa.Table, terms: pa.Array, labels: pa.Array) -> pa.Table:
     return table.set_column(table.schema.get_field_index("o_label"), "o_label", o_label)
 
 
+def _preferred_fr_paths(source: GraphSource) -> FRPaths:
+    """How ``source`` wants FR targets found: its ``preferred_fr_paths``, else SPARQL."""
+    preferred = getattr(source, "preferred_fr_paths", None)
+    if preferred is None:
+        return "sparql"
+    mode, reason = preferred
+    if mode == "walk":
+        logger.warning("%s: FR targets are walked through fetched neighbourhoods, not queried "
+                       "(%s; same documents; --fr-paths sparql queries anyway).",
+                       source.describe(), reason)
+    return "walk" if mode == "walk" else "sparql"
+
+
+def _surviving(results: Iterator[tuple[int, _ChunkCounts]]
+               ) -> Iterator[tuple[int, _ChunkCounts]]:
+    """``results``, with the death of a worker process said as a :class:`WorkerError`.
+
+    A worker's own errors (a :class:`CrmError`) arrive unpickled and pass through as they
+    are, so that the user reads the same message whatever the number of workers.
+    """
+    try:
+        yield from results
+    except BrokenProcessPool as exc:
+        raise WorkerError(
+            "A build worker process died without an error of its own (killed, or out of "
+            "memory?). Run the same command again with --resume to continue, with fewer "
+            "--workers if memory is short."
+        ) from exc
+
+
+def _warn_walked(rejected: Iterable[tuple[str, str]], warned: set[str]) -> None:
+    """One warning, the first time the server rejects FR path queries; the FRs rejected
+    later are logged at INFO (``-v``)."""
+    new = {fr: reason for fr, reason in rejected if fr not in warned}
+    if not new:
+        return
+    first = not warned
+    warned.update(new)
+    names = sorted(new)
+    shown = ", ".join(names[:SHOWN_FRS]) + (
+        f" and {len(names) - SHOWN_FRS} more" if len(names) > SHOWN_FRS else "")
+    if first:
+        logger.warning(
+            "The server rejected the FR path queries of %s (first error: %s); these FRs, and "
+            "any it rejects later, are walked through fetched neighbourhoods instead (slower, "
+            "same documents).", shown, next(iter(new.values())))
+    else:
+        logger.info("The server rejected the FR path queries of %s too; walked.", shown)
+
+
 def peak_rss_mb() -> float:
     """Peak resident memory so far, in MB: this process plus its largest worker process."""
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -213,7 +280,9 @@ class DocumentBuilder:
         fr_paths: how FR targets are found: ``"sparql"`` runs the FR paths compiled into
             SPARQL property paths over each chunk (sources offering ``select``), ``"walk"``
             walks them through the fetched neighbourhood, fetching intermediates hop by
-            hop. Both give the same documents; see ``docs/benchmarks.md`` for the timings.
+            hop; ``"auto"`` takes what the source prefers (``preferred_fr_paths``: the
+            walk on Virtuoso), else SPARQL. All give the same documents; see
+            ``docs/benchmarks.md`` for the timings.
     """
 
     def __init__(
@@ -226,8 +295,10 @@ class DocumentBuilder:
         chain_threshold: int = CHAIN_THRESHOLD,
         fr_paths: FRPaths = DEFAULT_FR_PATHS,
     ) -> None:
-        if fr_paths not in ("sparql", "walk"):
-            raise ValueError(f"fr_paths must be 'sparql' or 'walk', not {fr_paths!r}")
+        if fr_paths not in ("auto", "sparql", "walk"):
+            raise ValueError(f"fr_paths must be 'auto', 'sparql' or 'walk', not {fr_paths!r}")
+        if fr_paths == "auto":
+            fr_paths = _preferred_fr_paths(source)
         self.source = source
         self.work_dir = Path(work_dir)
         self.ontology = ontology or Ontology.default()
@@ -241,6 +312,7 @@ class DocumentBuilder:
         self._select: Select | None = select if fr_paths == "sparql" and callable(select) \
             else None
         self._compiler: FRQueryCompiler | None = None
+        self._rejected_frs: dict[str, str] = {}
         self.stats = BuildStats()
         self._entities: list[str] | None = None
         self._written = HashSet()
@@ -270,7 +342,9 @@ class DocumentBuilder:
         if select is None:
             return None
         if self._compiler is None:
-            self._compiler = FRQueryCompiler(self.ontology, GraphVocabulary.from_select(select))
+            closures: Closures = getattr(self.source, "fr_closures", "inline")
+            self._compiler = FRQueryCompiler(self.ontology, GraphVocabulary.from_select(select),
+                                             closures=closures)
         by_category: dict[str, list[str]] = {}
         for uri in chunk:
             category = nb.category(uri)
@@ -278,7 +352,8 @@ class DocumentBuilder:
                 by_category.setdefault(category, []).append(uri)
         found: dict[str, dict[str, set[str]]] = {}
         for category, uris in by_category.items():
-            hits = fr_matches(select, uris, category, self.ontology, compiler=self._compiler)
+            hits = fr_matches(select, uris, category, self.ontology, compiler=self._compiler,
+                              rejected=self._rejected_frs)
             for uri in safe_iris(uris):
                 found[uri] = hits.get(uri, {})
         return found
@@ -303,7 +378,7 @@ class DocumentBuilder:
             for uri in pending:
                 nb.missed = False
                 given = targets.get(uri) if targets is not None else None
-                docs[uri] = self.writer.write(nb, lab, uri, given)
+                docs[uri] = self.writer.write(nb, lab, uri, given, self._rejected_frs)
                 if nb.missed:
                     retry.append(uri)
             if not nb.has_missing:
@@ -412,7 +487,8 @@ class DocumentBuilder:
         size = self.chunk_size
         todo = [i for i in range((len(entities) + size - 1) // size) if i not in done]
         chunks = [entities[i * size : (i + 1) * size] for i in todo]
-        factory = source_factory(self.source) if workers > 1 and len(todo) > 1 else None
+        factory = source_factory(self.source, workers) if workers > 1 and len(todo) > 1 \
+            else None
         if factory is not None:
             pool = ProcessPoolExecutor(
                 max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
@@ -424,8 +500,10 @@ class DocumentBuilder:
         else:
             pool = None
             results = (self.run_chunk(i, c) for i, c in zip(todo, chunks, strict=True))
+        walked: set[str] = set()
         try:
-            for index, counts in results:
+            for index, counts in _surviving(results):
+                _warn_walked(counts.rejected_frs, walked)
                 self.stats.satellites_absorbed += counts.satellites
                 self.stats.uncategorised += counts.uncategorised
                 self.stats.documents += counts.documents
@@ -452,7 +530,8 @@ class DocumentBuilder:
         result, nb = self._process_chunk(chunk)
         self._write_part(self.work_dir / _PARTS, index, result.documents, nb)
         return index, _ChunkCounts(
-            len(result.documents), result.satellites, result.uncategorised, result.rounds
+            len(result.documents), result.satellites, result.uncategorised, result.rounds,
+            tuple(self._rejected_frs.items()),
         )
 
     def _write_part(self, parts: Path, index: int, docs: list[EntityDocument],

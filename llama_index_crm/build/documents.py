@@ -20,8 +20,9 @@ own: their content is written into the documents of the entities that use them.
 from __future__ import annotations
 
 import heapq
+import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
 from llama_index_crm.build.labels import (
@@ -36,7 +37,7 @@ from llama_index_crm.build.labels import (
 from llama_index_crm.build.neighbourhood import Neighbourhood
 from llama_index_crm.build.traversal import FRMatch, FRWalker
 from llama_index_crm.ontology import Ontology
-from llama_index_crm.rdf import RDF_VALUE, Literal
+from llama_index_crm.rdf import RDF_VALUE, XSD, Literal
 
 SATELLITE_CLASSES = frozenset(
     {"E41_Appellation", "E55_Type", "E52_Time-Span", "E54_Dimension", "E30_Right"}
@@ -50,6 +51,17 @@ _ASSIGNED = frozenset({"P42_assigned", "P141_assigned"})
 _DIMENSIONS = frozenset({"P43_has_dimension"})
 _RIGHTS = frozenset({"P104_is_subject_to", "P105_right_held_by"})
 _FOLDED = _TYPE | _NAMES | _TIME | _DIMENSIONS | frozenset({"P104_is_subject_to"})
+_TZ = r"(?:Z|[+-]\d{2}:\d{2})?"
+_YEAR = r"-?\d{4,}"
+_DAY = rf"{_YEAR}-\d{{2}}-\d{{2}}"
+_XSD_TEMPORAL: dict[str, re.Pattern[str]] = {
+    XSD + "date": re.compile(rf"{_DAY}{_TZ}"),
+    XSD + "dateTime": re.compile(rf"{_DAY}T\d{{2}}:\d{{2}}:\d{{2}}(?:\.\d+)?{_TZ}"),
+    XSD + "gYear": re.compile(rf"{_YEAR}{_TZ}"),
+    XSD + "gYearMonth": re.compile(rf"{_YEAR}-\d{{2}}{_TZ}"),
+}
+"""The lexical forms of the XSD date datatypes (XSD 1.0 also refuses year 0000)."""
+_YEAR_ZERO = re.compile(r"-?0000(?!\d)")
 _BEGIN = ("P82a_begin_of_the_begin", "P81a_end_of_the_begin")
 _END = ("P82b_end_of_the_end", "P81b_begin_of_the_end")
 _WITHIN = ("P82_at_some_time_within", "P81_ongoing_throughout")
@@ -99,8 +111,22 @@ def _fr_rank(fr_id: str, category: str) -> int:
     return len(order)
 
 
-def _date(value: str) -> str:
-    """``1765-01-01T00:00:00`` → ``1765-01-01``; other values unchanged."""
+def _date(literal: Literal) -> str | None:
+    """``1765-01-01T00:00:00`` → ``1765-01-01``; other values unchanged.
+
+    ``None`` for an ill-typed date (an XSD date or time datatype whose lexical form is not
+    one, or year 0000): servers rewrite those as they please (Virtuoso reads
+    ``"-01-01"^^xsd:date`` as ``0000-01-01``), so they are not shown.
+
+    >>> _date(Literal("1765-01-01T00:00:00", None, XSD + "dateTime"))
+    '1765-01-01'
+    >>> _date(Literal("-01-01", None, XSD + "date")), _date(Literal("ca. 1500"))
+    (None, 'ca. 1500')
+    """
+    value = literal.value
+    pattern = _XSD_TEMPORAL.get(literal.datatype or "")
+    if pattern is not None and (not pattern.fullmatch(value) or _YEAR_ZERO.match(value)):
+        return None
     return value.split("T", 1)[0] if len(value) > 10 and value[4:5] == "-" else value
 
 
@@ -146,9 +172,8 @@ class DocumentWriter:
         if not nb.require_described(ts):
             return ""
         label = best_literal(nb.literal_values(ts, DIRECT_LABELS), self.lang)
-        begin = sorted(_date(x.value) for x in nb.literal_values(ts, _BEGIN))
-        end = sorted(_date(x.value) for x in nb.literal_values(ts, _END))
-        within = sorted(_date(x.value) for x in nb.literal_values(ts, _WITHIN))
+        begin, end, within = (sorted(d for d in map(_date, nb.literal_values(ts, keys)) if d)
+                              for keys in (_BEGIN, _END, _WITHIN))
         dates = ""
         if begin or end:
             b, e = (begin[0] if begin else "?"), (end[-1] if end else "?")
@@ -284,7 +309,8 @@ class DocumentWriter:
 
     # -- the document ------------------------------------------------------------------
     def write(self, nb: Neighbourhood, lab: Labeller, entity: str,
-              fr_targets: dict[str, set[str]] | None = None) -> EntityDocument | None:
+              fr_targets: dict[str, set[str]] | None = None,
+              walk_frs: Collection[str] = ()) -> EntityDocument | None:
         """The document of ``entity``, or None for satellites and uncategorised nodes.
 
         Args:
@@ -293,6 +319,8 @@ class DocumentWriter:
             entity: the entity IRI.
             fr_targets: the entity's FR targets (``fr id → targets``) when computed
                 elsewhere (SPARQL property paths); walked through ``nb`` when None.
+            walk_frs: FRs walked through ``nb`` even when ``fr_targets`` is given (their
+                queries were rejected by the server).
         """
         category = nb.category(entity)
         if category is None or self.is_satellite(nb, entity):
@@ -300,6 +328,10 @@ class DocumentWriter:
         if fr_targets is None:
             matches = self.walker.walk(nb, entity, category)
         else:
+            if walk_frs:
+                walked = self.walker.walk_targets(nb, entity, category)
+                fr_targets = {**fr_targets,
+                              **{fr: t for fr, t in walked.items() if fr in walk_frs}}
             matches = self.walker.matches_from(category, fr_targets)
         label = self.entity_label(nb, lab, entity)
         classes = self.class_names(nb, entity)

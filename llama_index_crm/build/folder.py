@@ -24,8 +24,12 @@ from llama_index_crm.build.documents import EntityDocument
 from llama_index_crm.build.reader import to_document
 from llama_index_crm.errors import EmptyGraphError, SourceError
 from llama_index_crm.sources.base import GraphSource
+from llama_index_crm.sources.rdf_parsing import LoadReport
 from llama_index_crm.storage import CrmDocumentStore
 from llama_index_crm.storage.manifest import FORMAT, MANIFEST, config_hash
+
+REJECTED = "rejected.nt"
+"""The statements a lenient file build skipped, each after a comment saying where and why."""
 
 
 def work_dir_for(out_dir: Path) -> Path:
@@ -45,14 +49,31 @@ def replace_folder(work: Path, out_dir: Path) -> None:
         shutil.rmtree(old)
 
 
-def write_manifest(folder: Path, source: str, stats: BuildStats,
+def source_record(source: GraphSource) -> dict[str, object]:
+    """What the manifest says about a source: its description and its settings (the
+    options it was opened with, never a password or a header value)."""
+    settings = getattr(source, "settings", None)
+    return {"description": source.describe(),
+            "settings": settings() if callable(settings) else {}}
+
+
+def write_manifest(folder: Path, source: str | dict[str, object], stats: BuildStats,
                    extra: dict[str, object] | None = None) -> dict[str, object]:
-    """Write ``manifest.json``: versions, source, counts and the ontology config hash."""
+    """Write ``manifest.json``: versions, source, counts and the ontology config hash.
+
+    Args:
+        folder: The folder to write into.
+        source: The source's description, or its :func:`source_record`.
+        stats: The build's figures.
+        extra: More top-level entries.
+    """
+    record = source if isinstance(source, dict) else {"description": source, "settings": {}}
     manifest: dict[str, object] = {
         "format": FORMAT,
         "package_version": __version__,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "source": source,
+        "source": record["description"],
+        "source_settings": record["settings"],
         "config_hash": config_hash(),
         "stats": stats.as_dict(),
         "embedding": None,
@@ -93,10 +114,30 @@ def build_structure(
     except SourceError:  # the source may come back: keep checkpoints for --resume
         discard_unless_resumable(work)
         raise
+    builder.stats.rejected_statements = write_rejections(work, source)
     docstore = CrmDocumentStore(triple_store=builder.triple_store)
     docstore.add_documents([to_document(d) for d in docs])
     docstore.persist(str(work))
     return docs, docstore, builder.stats
+
+
+def report_of(source: GraphSource) -> LoadReport:
+    """What ``source`` skipped or repaired while reading (only files have anything)."""
+    report = getattr(source, "report", None)
+    return report if isinstance(report, LoadReport) else LoadReport()
+
+
+def write_rejections(work: Path, source: GraphSource) -> int:
+    """Write ``rejected.nt`` when ``source`` skipped statements; return how many."""
+    rejected = report_of(source).rejections
+    if rejected:
+        tmp = work / (REJECTED + ".tmp")
+        with tmp.open("w", encoding="utf-8") as out:
+            out.write(f"# {len(rejected)} statement(s) of {source.describe()} that could not "
+                      "be parsed and were left out of the build, as found in the files.\n")
+            out.writelines(r.as_nt_block() for r in rejected)
+        tmp.replace(work / REJECTED)
+    return len(rejected)
 
 
 def discard_unless_resumable(work: Path) -> None:
@@ -127,6 +168,6 @@ def build_folder(
         source, work, resume=resume, chunk_size=chunk_size, workers=workers, on_chunk=on_chunk,
         fr_paths=fr_paths,
     )
-    write_manifest(work, source.describe(), stats)
+    write_manifest(work, source_record(source), stats)
     replace_folder(work, out_dir)
     return docs, stats

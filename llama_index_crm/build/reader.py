@@ -77,8 +77,9 @@ class CidocCrmReader(BasePydanticReader):
         workers: processes building chunks at once (each opens the source again).
         lang: preferred language of names.
         chain_threshold: documents shorter than this many characters are chained.
-        fr_paths: ``"sparql"`` (FR paths as SPARQL property-path queries per chunk) or
-            ``"walk"`` (walked through the fetched neighbourhood); same documents.
+        fr_paths: ``"sparql"`` (FR paths as SPARQL property-path queries per chunk),
+            ``"walk"`` (walked through the fetched neighbourhood) or ``"auto"`` (the
+            queries, unless the server's profile prefers the walk); same documents.
         work_dir: folder for ``triples.parquet``; a temporary folder when None.
         write_markdown: also write one Markdown file per document into ``markdown_dir``.
         markdown_dir: where Markdown files go (default ``<work_dir>/markdown``).

@@ -230,6 +230,15 @@ class FRWalker:
         Paths sharing a prefix share its walk. A target found through a specialisation is
         not repeated under its general FR.
         """
+        return self._matches(self.relationships(category), self._found(nb, entity, category))
+
+    def walk_targets(self, nb: Neighbourhood, entity: str, category: str) -> dict[str, set[str]]:
+        """The walk's targets by FR id (``fr id → targets``), before any is dropped for a
+        specialisation: what :meth:`matches_from` takes."""
+        frs = self.relationships(category)
+        return {frs[i].id: targets for i, targets in self._found(nb, entity, category).items()}
+
+    def _found(self, nb: Neighbourhood, entity: str, category: str) -> dict[int, set[str]]:
         frs = self.relationships(category)
         found: dict[int, set[str]] = {}
         stack: list[tuple[_TrieNode, set[str]]] = [(self._trie(category), {entity})]
@@ -250,7 +259,7 @@ class FRWalker:
                             found.setdefault(index, set()).add(node)
                 if child.children:
                     stack.append((child, reached))
-        return self._matches(frs, found)
+        return found
 
     def matches_from(self, category: str, found: dict[str, set[str]]) -> list[FRMatch]:
         """The :meth:`walk` result for FR targets found elsewhere (``fr id → targets``).

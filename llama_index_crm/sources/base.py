@@ -38,10 +38,11 @@ class GraphSource(Protocol):
         ...
 
 
-def source_factory(source: GraphSource) -> Callable[[], GraphSource] | None:
+def source_factory(source: GraphSource, processes: int = 1) -> Callable[[], GraphSource] | None:
     """A picklable recipe that opens ``source`` again in another process, if it has one.
 
-    Sources may offer ``factory()``; the builder uses it to run chunks in worker processes.
+    Sources may offer ``factory(processes)``; the builder uses it to run chunks in
+    ``processes`` worker processes (an endpoint source shares its request rate among them).
     """
     make = getattr(source, "factory", None)
-    return make() if callable(make) else None
+    return make(processes) if callable(make) else None

@@ -35,22 +35,28 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 from typing import Literal as TypingLiteral
 
 import pyoxigraph as ox
 
+from llama_index_crm.errors import HttpStatusError
 from llama_index_crm.ontology import CATEGORY_PRIORITY, FundamentalRelationship, Ontology, Step
 from llama_index_crm.rdf import RDF_TYPE, SKOS
 from llama_index_crm.sources._sparql_terms import Row, Term, iri_ref, make_literal, safe_iris
-from llama_index_crm.sources.sparql import SparqlEndpointSource
+
+if TYPE_CHECKING:  # the endpoint source imports the compiler's types
+    from llama_index_crm.sources.sparql import SparqlEndpointSource
 
 __all__ = [
     "MAX_REPEAT",
+    "Closures",
     "FRQuery",
     "FRQueryCompiler",
     "Granularity",
     "GraphVocabulary",
     "Select",
+    "dataset",
     "endpoint_select",
     "fr_matches",
     "store_select",
@@ -62,6 +68,13 @@ Select = Callable[[str, Sequence[str]], Sequence[Row]]
 Granularity = TypingLiteral["path", "fr", "category"]
 """One query per FR path, per FR (UNION of its paths), or per category (UNION of all)."""
 
+Closures = TypingLiteral["inline", "bound"]
+"""How repeated and optional steps are written. ``inline``: as property-path modifiers
+(``+``, ``*``, ``?``) inside one path expression, the fastest form on Oxigraph. ``bound``:
+``?`` and ``*`` become alternatives without the step, and each ``+`` closure is a triple
+pattern of its own whose subject comes out of a sub-select holding everything before it,
+for servers that evaluate a transitive path only from a bound start (Virtuoso)."""
+
 MAX_REPEAT = 13
 """Longest chain an unrolled repeated ``all_of`` step follows: the walker's bound (one step
 and ``traversal._MAX_REPEAT`` = 12 more). ``+`` over plain properties is unbounded."""
@@ -69,6 +82,8 @@ and ``traversal._MAX_REPEAT`` = 12 more). ``+`` over plain properties is unbound
 _MAX_ALTERNATIVES = 256
 """Cap on the linear alternatives one path expands into (unrolled repeats, class splits)."""
 
+_BAD_REQUEST = 400
+_SERVER_ERROR = 500
 _SKOS_CONCEPT = SKOS + "Concept"
 _TYPE = f"<{RDF_TYPE}>"
 
@@ -94,7 +109,15 @@ class _AllOf:
     exprs: tuple[str, ...]
 
 
-_Atom = _Path | _IsA | _AllOf
+@dataclass(frozen=True, slots=True)
+class _Closure:
+    """One or more applications of a plain path expression, kept apart from its
+    neighbours (the ``closures="bound"`` dialect)."""
+
+    expr: str
+
+
+_Atom = _Path | _IsA | _AllOf | _Closure
 _Alt = tuple[_Atom, ...]
 """One linear alternative of a step or path; ``()`` is the identity (no move)."""
 
@@ -184,12 +207,16 @@ class FRQueryCompiler:
         ontology: the CRM vocabulary (FRs, sub-properties, inverses, classes, categories).
         vocabulary: the predicate and class IRIs of the graph.
         max_repeat: chain length a repeated ``all_of`` step is unrolled to.
+        closures: how repeated and optional steps are written (:data:`Closures`).
     """
 
     def __init__(self, ontology: Ontology, vocabulary: GraphVocabulary,
-                 max_repeat: int = MAX_REPEAT) -> None:
+                 max_repeat: int = MAX_REPEAT, closures: Closures = "inline") -> None:
+        if closures not in ("inline", "bound"):
+            raise ValueError(f"closures must be 'inline' or 'bound', not {closures!r}")
         self.ontology = ontology
         self.max_repeat = max_repeat
+        self.closures: Closures = closures
         self._props: dict[str, set[str]] = {}
         for iri in vocabulary.predicates:
             name = ontology.canonical(iri)
@@ -265,10 +292,11 @@ class FRQueryCompiler:
                 else:
                     others.append(alt)
         paths = list(dict.fromkeys(paths))
+        inline = self.closures == "inline"
         if paths:
             union = paths[0] if len(paths) == 1 else f"({'|'.join(map(_group, paths))})"
-            others.insert(0, (_Path(f"{_group(union)}?" if identity else union),))
-        elif identity:
+            others.insert(0, (_Path(f"{_group(union)}?" if identity and inline else union),))
+        if identity and not (paths and inline):
             others.append(())
         return others
 
@@ -280,11 +308,14 @@ class FRQueryCompiler:
         """
         alts = self._core(step)
         optional = step.optional
+        inline = self.closures == "inline"
         if step.repeat and alts:
             single = alts[0][0] if len(alts) == 1 and len(alts[0]) == 1 else None
-            if isinstance(single, _Path):
+            if isinstance(single, _Path) and inline:
                 alts = [(_Path(_group(single.expr) + ("*" if optional else "+")),)]
                 optional = False
+            elif isinstance(single, _Path):
+                alts = [(_Closure(single.expr),)]
             else:
                 unrolled: list[_Alt] = []
                 for length in range(1, self.max_repeat + 1):
@@ -292,7 +323,7 @@ class FRQueryCompiler:
                 alts = list(dict.fromkeys(unrolled))
         if optional:
             single = alts[0][0] if len(alts) == 1 and len(alts[0]) == 1 else None
-            if isinstance(single, _Path):
+            if isinstance(single, _Path) and inline:
                 alts = [(_Path(_group(single.expr) + "?"),)]
             elif () not in alts:
                 alts.append(())
@@ -337,19 +368,28 @@ class FRQueryCompiler:
         return out
 
     def _render(self, alt: _Alt, end: list[str], bind: str) -> str:
-        """One alternative as a group graph pattern from ``?start`` to ``?end``."""
+        """One alternative as a group graph pattern from ``?start`` to ``?end``.
+
+        A :class:`_Closure` (``closures="bound"`` only) starts from a sub-select of
+        everything before it, so that its subject is bound when it is evaluated.
+        """
         last_move = max(i for i, a in enumerate(alt) if not isinstance(a, _IsA))
-        lines: list[str] = []
+        lines: list[str] = ["{values}"]
         current = "?start"
         for i, atom in enumerate(alt):
             if isinstance(atom, _IsA):
                 lines.append(self._is_a(current, atom.forms, f"c{i}"))
                 continue
             nxt = "?end" if i == last_move else f"?v{i}"
-            exprs = (atom.expr,) if isinstance(atom, _Path) else atom.exprs
-            lines.extend(f"{current} {e} {nxt} ." for e in exprs)
+            if isinstance(atom, _Closure):
+                keep = " ".join(dict.fromkeys(("?start", current)))
+                lines = [f"{{ SELECT DISTINCT {keep} WHERE {{ {' '.join(lines)} }} }}",
+                         f"{current} {_group(atom.expr)}+ {nxt} ."]
+            else:
+                exprs = (atom.expr,) if isinstance(atom, _Path) else atom.exprs
+                lines.extend(f"{current} {e} {nxt} ." for e in exprs)
             current = nxt
-        return " ".join(["{values}", *lines, *end, bind]).strip()
+        return " ".join([*lines, *end, bind]).strip()
 
     def _branches(self, fr: FundamentalRelationship, index: int | None,
                   paths: Iterable[int]) -> list[str]:
@@ -390,6 +430,10 @@ class FRQueryCompiler:
             if not branches:
                 continue
             fr_var = " ?fr" if len(ids) > 1 else ""
+            if self.closures == "bound" and len(branches) > 1:
+                # Virtuoso loses the bound starts of closures when it merges UNION branches
+                branches = [f"SELECT DISTINCT ?start{fr_var} ?end WHERE {{ {b} }}"
+                            for b in branches]
             body = branches[0] if len(branches) == 1 else " UNION ".join(
                 f"{{ {b} }}" for b in branches)
             text = f"SELECT DISTINCT ?start{fr_var} ?end WHERE {{ {body} }}"
@@ -412,6 +456,7 @@ def fr_matches(
     compiler: FRQueryCompiler | None = None,
     granularity: Granularity = "fr",
     drop_specialised: bool = True,
+    rejected: dict[str, str] | None = None,
 ) -> dict[str, dict[str, set[str]]]:
     """The FR targets of a batch of entities of one category, by SPARQL.
 
@@ -428,9 +473,15 @@ def fr_matches(
             when omitted (pass one to read the vocabulary once for many batches).
         granularity: one query per path, per FR or per category.
         drop_specialised: remove from each FR the targets found by its specialisations.
+        rejected: FR id → why the server rejected its query. When given, such FRs are not
+            asked about, and a query the server rejects (an HTTP 400 or 5xx answer) adds its
+            FRs here instead of raising, so that the caller walks them.
 
     Returns:
         entity → FR id → target nodes (IRIs, or ``_:`` blank nodes as the source names them).
+
+    Raises:
+        HttpStatusError: The server rejected a query and ``rejected`` is None.
     """
     if compiler is None:
         compiler = FRQueryCompiler(ontology, GraphVocabulary.from_select(select))
@@ -440,8 +491,17 @@ def fr_matches(
         return found
     values = "VALUES ?start { " + " ".join(f"<{iri}>" for iri in iris) + " }"
     for query in compiler.queries(category, granularity):
+        if rejected is not None and all(fr_id in rejected for fr_id in query.fr_ids):
+            continue
         text = query.text.replace("{values}", values)
-        for row in select(text, query.variables):
+        try:
+            rows = select(text, query.variables)
+        except HttpStatusError as exc:
+            if rejected is None or not is_rejection(exc.status):
+                raise
+            rejected.update(dict.fromkeys(query.fr_ids, str(exc)))
+            continue
+        for row in rows:
             start, end = row[0], row[-1]
             if not isinstance(start, str) or not isinstance(end, str) or start == end:
                 continue
@@ -462,6 +522,12 @@ def fr_matches(
     return found
 
 
+def is_rejection(status: int) -> bool:
+    """Whether an HTTP status means the server would not run a query (400, 5xx), not that
+    it was refused access or asked to slow down."""
+    return status == _BAD_REQUEST or status >= _SERVER_ERROR
+
+
 def _index(term: Term | None) -> int:
     value = getattr(term, "value", term)
     return int(str(value))
@@ -478,15 +544,23 @@ def _term(term: object) -> Term | None:
     return None
 
 
-def store_select(store: ox.Store) -> Select:
-    """A :data:`Select` over a pyoxigraph store (``RdfFileSource.store``), all graphs unioned.
+def dataset(graphs: Sequence[ox.NamedNode]) -> dict[str, Any]:
+    """Keyword arguments of ``Store.query`` reading the union of ``graphs``, or of every
+    graph when there are none."""
+    return {"default_graph": list(graphs)} if graphs else {"use_default_graph_as_union": True}
+
+
+def store_select(store: ox.Store, graphs: Sequence[ox.NamedNode] = ()) -> Select:
+    """A :data:`Select` over a pyoxigraph store (``RdfFileSource.store``).
 
     Args:
         store: the store to query.
+        graphs: the graphs whose union is queried (all graphs when empty).
     """
+    kwargs = dataset(graphs)
 
     def select(query: str, variables: Sequence[str]) -> list[Row]:
-        solutions = store.query(query, use_default_graph_as_union=True)
+        solutions = store.query(query, **kwargs)
         if not isinstance(solutions, ox.QuerySolutions):
             raise TypeError("expected a SELECT query")
         # by position and with map(): FR queries return millions of rows on large graphs

@@ -6,10 +6,16 @@ indexes without SPARQL, which is what makes :meth:`RdfFileSource.fetch` fast.
 
 Formats are chosen by extension: ``.ttl``, ``.nt``, ``.nq``, ``.trig``, ``.rdf`` /
 ``.owl`` / ``.xml`` (RDF/XML), ``.jsonld`` / ``.json`` (JSON-LD) and ``.n3``. A ``.n3`` file
-is read as Turtle, which also covers N-Triples (the American Art Collaborative dumps are
-N-Triples named ``.n3``); N3 rules and formulas are not RDF data. ``.gz`` files are read by
-their inner extension (``data.nt.gz``) and every member of a ``.zip`` by its own. A directory
-stands for every supported file below it. Named graphs are unioned.
+whose head reads as N-Triples (the American Art Collaborative dumps) is parsed as
+N-Triples, any other as Turtle; N3 rules and formulas are not RDF data. ``.gz`` files are
+read by their inner extension (``data.nt.gz``) and every member of a ``.zip`` by its own. A
+directory stands for every supported file below it. Named graphs are unioned, unless
+``graphs`` names the ones to read.
+
+Files are read leniently unless ``strict`` (:mod:`~llama_index_crm.sources.rdf_parsing`):
+a statement that does not parse is skipped and reported in :attr:`RdfFileSource.report`.
+Relative IRIs are resolved against ``base_iri``, by default the file's own ``file:`` URL.
+A clean file streams into the store; one read leniently is held in memory meanwhile.
 """
 
 from __future__ import annotations
@@ -18,10 +24,11 @@ import functools
 import gzip
 import logging
 import time
+import urllib.parse
 import zipfile
 import zlib
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import ExitStack
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import IO, cast
@@ -32,7 +39,16 @@ from llama_index_crm.errors import SourceError
 from llama_index_crm.rdf import RDF_TYPE, XSD_STRING, Literal, Triple
 from llama_index_crm.sources._filters import SCHEMA_TYPES, select_entities
 from llama_index_crm.sources._sparql_terms import Row
-from llama_index_crm.sources.fr_sparql import store_select
+from llama_index_crm.sources.fr_sparql import dataset, store_select
+from llama_index_crm.sources.rdf_parsing import (
+    LINE_BASED,
+    SNIFF_BYTES,
+    STATEMENT_BASED,
+    LoadReport,
+    Opener,
+    load_document,
+    looks_like_ntriples,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +72,12 @@ _SUBJECTS_QUERY = "SELECT DISTINCT ?s WHERE { ?s ?p ?o FILTER(isIRI(?s)) }"
 _DISTINCT_COUNT_QUERY = (
     "SELECT (COUNT(*) AS ?n) WHERE { SELECT DISTINCT ?s ?p ?o WHERE { ?s ?p ?o } }"
 )
+
+
+def _file_iri(path: Path, member: str | None = None) -> str:
+    """The ``file:`` URL of a file, or of a member inside an archive."""
+    iri = path.resolve().as_uri()
+    return f"{iri}/{urllib.parse.quote(member)}" if member else iri
 
 
 def _suffixes(name: str) -> tuple[str, bool]:
@@ -94,31 +116,51 @@ def _known() -> str:
 
 
 class _Input:
-    """One stream to parse: where it comes from, and its format."""
+    """One document to parse: where it comes from, how to open it, its format and base."""
 
-    def __init__(self, label: str, fmt: ox.RdfFormat, stream: IO[bytes]) -> None:
+    def __init__(self, label: str, suffix: str, opener: Opener, base: str) -> None:
         self.label = label
-        self.format = fmt
-        self.stream = stream
+        self.opener = opener
+        self.base = base
+        with opener() as stream:
+            head = stream.read(SNIFF_BYTES)
+        self.format = (ox.RdfFormat.N_TRIPLES if suffix == ".n3" and looks_like_ntriples(head)
+                       else FORMATS[suffix])
+        """By extension; a ``.n3`` by its head (N-Triples or Turtle)."""
 
 
-def _gunzip(stack: ExitStack, raw: IO[bytes]) -> IO[bytes]:
-    """A decompressing view of ``raw``, closed with ``stack``."""
-    return cast(IO[bytes], stack.enter_context(gzip.GzipFile(fileobj=raw)))
+@contextmanager
+def _opened(open_raw: Callable[[], IO[bytes]], gzipped: bool) -> Iterator[IO[bytes]]:
+    """A stream of ``open_raw()``, decompressed when ``gzipped``; closed on exit."""
+    with open_raw() as raw:
+        if not gzipped:
+            yield raw
+            return
+        with gzip.GzipFile(fileobj=raw) as unzipped:
+            yield cast(IO[bytes], unzipped)
+
+
+def _open_binary(path: Path) -> IO[bytes]:
+    return path.open("rb")
 
 
 def _inputs(path: Path) -> Iterator[_Input]:
-    """Every RDF stream inside ``path`` (the file itself, or the members of an archive)."""
+    """Every RDF document inside ``path`` (the file itself, or the members of an archive)."""
     suffix, gzipped = _suffixes(path.name)
     if suffix == ".zip" and not gzipped:
         yield from _zip_inputs(path)
         return
     if suffix not in FORMATS:
         raise SourceError(f"Unknown RDF file extension in {path}; expected one of {_known()}.")
-    with ExitStack() as stack:
-        raw: IO[bytes] = stack.enter_context(path.open("rb"))
-        stream = _gunzip(stack, raw) if gzipped else raw
-        yield _Input(str(path), FORMATS[suffix], stream)
+    opener = functools.partial(_opened, functools.partial(_open_binary, path), gzipped)
+    yield _readable(str(path), suffix, opener, _file_iri(path))
+
+
+def _readable(label: str, suffix: str, opener: Opener, base: str) -> _Input:
+    try:
+        return _Input(label, suffix, opener, base)
+    except (OSError, EOFError, zlib.error, zipfile.BadZipFile) as exc:
+        raise SourceError(f"Cannot read {label}: {exc}.") from exc
 
 
 def _zip_inputs(path: Path) -> Iterator[_Input]:
@@ -138,15 +180,14 @@ def _zip_inputs(path: Path) -> Iterator[_Input]:
             if suffix == ".zip":
                 logger.warning("Skipping nested archive %s in %s", member.filename, path)
                 continue
-            with ExitStack() as stack:
-                raw: IO[bytes] = stack.enter_context(archive.open(member))
-                stream = _gunzip(stack, raw) if gzipped else raw
-                yield _Input(f"{path} (member {member.filename})", FORMATS[suffix], stream)
+            opener = functools.partial(_opened, functools.partial(archive.open, member), gzipped)
+            yield _readable(f"{path} (member {member.filename})", suffix, opener,
+                            _file_iri(path, member.filename))
 
 
-def _select(store: ox.Store, query: str) -> ox.QuerySolutions:
-    """The solutions of a SELECT ``query`` over the union of all graphs."""
-    solutions = store.query(query, use_default_graph_as_union=True)
+def _select(store: ox.Store, query: str, graphs: Sequence[ox.NamedNode]) -> ox.QuerySolutions:
+    """The solutions of a SELECT ``query`` over ``graphs`` (all graphs when empty)."""
+    solutions = store.query(query, **dataset(graphs))
     if not isinstance(solutions, ox.QuerySolutions):  # pragma: no cover - SELECT only
         raise TypeError("expected a SELECT query")
     return solutions
@@ -188,15 +229,22 @@ def _node(node: str) -> ox.NamedNode | ox.BlankNode | None:
 class RdfFileSource:
     """A :class:`~llama_index_crm.sources.base.GraphSource` over RDF files, in process.
 
-    Blank node ids are Oxigraph's (unique across files) and stable for the life of the source.
+    Blank node ids are unique across files and stable for the life of the source.
 
     Args:
         paths: Files, archives or directories to load (several at once are unioned).
         store_path: A folder for an on-disk Oxigraph store; in memory when ``None``.
+        strict: Fail at the first statement that does not parse, instead of skipping it
+            (see :attr:`report`).
+        base_iri: Against which relative IRIs are resolved (default: each file's ``file:``
+            URL); N-Triples and N-Quads allow none.
+        graphs: Read only these named graphs (TriG, N-Quads, JSON-LD); all graphs and the
+            default graph when ``None``.
 
     Raises:
-        SourceError: A file is missing, has an unknown extension, or is malformed (the
-            message names the file, the archive member and the line).
+        SourceError: A file is missing, has an unknown extension, or is malformed beyond
+            what lenient reading skips (the message names the file, the archive member and
+            the line), or a graph of ``graphs`` is in none of the files.
 
     Example:
         >>> import tempfile, pathlib
@@ -207,31 +255,40 @@ class RdfFileSource:
         (['http://ex/a'], [Triple(s='http://ex/a', p='http://ex/p', o=Literal(value='x', lang='en', datatype=None))])
     """  # noqa: E501
 
-    def __init__(self, paths: Sequence[str | Path], *, store_path: Path | None = None) -> None:
+    def __init__(self, paths: Sequence[str | Path], *, store_path: Path | None = None,
+                 strict: bool = False, base_iri: str | None = None,
+                 graphs: Sequence[str] | None = None) -> None:
         if isinstance(paths, str | Path):
             paths = [paths]
         self._files = _expand(paths)
         if not self._files:
             raise SourceError("No RDF file given.")
+        self.strict = strict
+        self.base_iri = base_iri
+        self.graphs: tuple[str, ...] = tuple(dict.fromkeys(graphs or ()))
+        self.report = LoadReport()
+        """What lenient reading skipped or repaired."""
         self._store: ox.Store | None = ox.Store(str(store_path)) if store_path else ox.Store()
         started = time.perf_counter()
         try:
-            for path in self._files:
-                for item in _inputs(path):
-                    self._load(item)
+            for index, item in enumerate(i for path in self._files for i in _inputs(path)):
+                self._load(item, f"d{index}")
+            self._graph_nodes = self._check_graphs()
         except BaseException:
             self.close()
             raise
         logger.info(
-            "Loaded %d quads from %d file(s) in %.2f s",
+            "Loaded %d quads from %d file(s) in %.2f s; %d statement(s) rejected",
             len(self.store),
             len(self._files),
             time.perf_counter() - started,
+            len(self.report.rejections),
         )
 
-    def factory(self) -> Callable[[], RdfFileSource]:
+    def factory(self, processes: int = 1) -> Callable[[], RdfFileSource]:
         """A picklable recipe that opens the same files again (for worker processes)."""
-        return functools.partial(RdfFileSource, list(self._files))
+        return functools.partial(RdfFileSource, list(self._files), strict=self.strict,
+                                 base_iri=self.base_iri, graphs=list(self.graphs))
 
     @property
     def store(self) -> ox.Store:
@@ -240,48 +297,85 @@ class RdfFileSource:
             raise SourceError(f"{self.describe()} is closed.")
         return self._store
 
-    def _load(self, item: _Input) -> None:
+    def _load(self, item: _Input, tag: str) -> None:
         try:
-            self.store.bulk_load(item.stream, format=item.format)
+            load_document(self.store, item.opener, item.format, where=item.label, tag=tag,
+                          report=self.report, strict=self.strict,
+                          base_iri=self.base_iri or item.base)
         except SyntaxError as exc:
             where = f", line {exc.lineno}, column {exc.offset}" if exc.lineno else ""
+            advice = ("Fix the file, leave it out of the inputs, or build without --strict to "
+                      "skip such statements") if self.strict and item.format in (
+                LINE_BASED | STATEMENT_BASED) else "Fix the file or leave it out of the inputs"
             raise SourceError(
-                f"Malformed {item.format.name} in {item.label}{where}: {exc.msg}. "
-                "Fix the file or leave it out of the inputs."
+                f"Malformed {item.format.name} in {item.label}{where}: {exc.msg}. {advice}."
             ) from exc
-        except (OSError, EOFError, ValueError, zlib.error) as exc:
+        except (OSError, EOFError, ValueError, zlib.error, zipfile.BadZipFile) as exc:
             raise SourceError(f"Cannot read {item.label} as {item.format.name}: {exc}.") from exc
+        latin1 = self.report.latin1_bytes.get(item.label)
+        if latin1:  # said once in the build summary; worker processes read the files again
+            logger.info("%s: %d byte(s) that are not UTF-8 were read as Latin-1",
+                        item.label, latin1)
+
+    def _check_graphs(self) -> list[ox.NamedNode]:
+        """The chosen graphs as terms, each checked to be in the files."""
+        if not self.graphs:
+            return []
+        present = {g.value for g in self.store.named_graphs() if isinstance(g, ox.NamedNode)}
+        missing = [g for g in self.graphs if g not in present]
+        if missing:
+            shown = ", ".join(sorted(present)[:5]) or "none"
+            raise SourceError(
+                f"{self.describe()} has no named graph {missing[0]} (graphs in the files: "
+                f"{shown}{' …' if len(present) > 5 else ''}). Check --graph.")
+        return [ox.NamedNode(g) for g in self.graphs]
 
     def describe(self) -> str:
         """The loaded file names, e.g. ``RDF files: ycba_data.n3.zip``."""
         names = [p.name for p in self._files]
         shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-        return f"RDF files: {shown}"
+        graphs = f" (graphs {', '.join(self.graphs)})" if self.graphs else ""
+        return f"RDF files: {shown}{graphs}"
+
+    def settings(self) -> dict[str, object]:
+        """What the manifest records about this source."""
+        return {"files": [str(p) for p in self._files], "strict": self.strict,
+                "base_iri": self.base_iri, "graphs": list(self.graphs),
+                "rejected_statements": len(self.report.rejections),
+                "latin1_bytes": sum(self.report.latin1_bytes.values())}
 
     def triple_count(self) -> int:
-        """Distinct triples over all graphs (a triple in two named graphs counts once)."""
+        """Distinct triples over the graphs read (a triple in two graphs counts once)."""
         store = self.store
-        if next(iter(store.named_graphs()), None) is None:
+        if not self._graph_nodes and next(iter(store.named_graphs()), None) is None:
             return len(store)
-        for solution in _select(store, _DISTINCT_COUNT_QUERY):
+        for solution in _select(store, _DISTINCT_COUNT_QUERY, self._graph_nodes):
             count = solution[0]
             if isinstance(count, ox.Literal):
                 return int(count.value)
         return 0  # pragma: no cover - COUNT always answers one row
 
+    def _quads(self, s: object, p: object, o: object) -> Iterator[ox.Quad]:
+        """Quads matching a pattern in the graphs read."""
+        quads = self.store.quads_for_pattern
+        if not self._graph_nodes:
+            yield from quads(s, p, o, None)  # type: ignore[arg-type]
+            return
+        for graph in self._graph_nodes:
+            yield from quads(s, p, o, graph)  # type: ignore[arg-type]
+
     def entities(self) -> list[str]:
         """Distinct IRI subjects, sorted, minus ontology namespaces and schema subjects."""
-        store = self.store
         subjects = [
             solution[0].value
-            for solution in _select(store, _SUBJECTS_QUERY)
+            for solution in _select(self.store, _SUBJECTS_QUERY, self._graph_nodes)
             if isinstance(solution[0], ox.NamedNode)
         ]
         type_node = ox.NamedNode(RDF_TYPE)
         schema = {
             quad.subject.value
             for kind in SCHEMA_TYPES
-            for quad in store.quads_for_pattern(None, type_node, ox.NamedNode(kind), None)
+            for quad in self._quads(None, type_node, ox.NamedNode(kind))
             if isinstance(quad.subject, ox.NamedNode)
         }
         return select_entities(subjects, schema)
@@ -294,26 +388,29 @@ class RdfFileSource:
             incoming: Also return the triples pointing at ``nodes``.
 
         Returns:
-            Distinct triples over all graphs, in no particular order.
+            Distinct triples over the graphs read, in no particular order.
         """
-        quads = self.store.quads_for_pattern
+        quads = self._quads if self._graph_nodes else self._all_graphs
         found: set[Triple] = set()
         add = found.add
         for node in dict.fromkeys(nodes):
             term = _node(node)
             if term is None:
                 continue
-            for quad in quads(term, None, None, None):
+            for quad in quads(term, None, None):
                 obj = _object(quad.object)
                 if obj is not None:
                     add(Triple(node, quad.predicate.value, obj))
             if not incoming:
                 continue
-            for quad in quads(None, None, term, None):
+            for quad in quads(None, None, term):
                 subject = _subject(quad.subject)
                 if subject is not None:
                     add(Triple(subject, quad.predicate.value, node))
         return list(found)
+
+    def _all_graphs(self, s: object, p: object, o: object) -> Iterator[ox.Quad]:
+        return self.store.quads_for_pattern(s, p, o, None)  # type: ignore[arg-type]
 
     def select(self, query: str, variables: Sequence[str]) -> Sequence[Row]:
         """Run a SELECT ``query`` over all graphs; rows in the order of ``variables``.
@@ -321,7 +418,7 @@ class RdfFileSource:
         The same contract as :meth:`SparqlEndpointSource.select`, so that FR paths compiled
         into SPARQL (:mod:`llama_index_crm.sources.fr_sparql`) run on either source.
         """
-        return store_select(self.store)(query, variables)
+        return store_select(self.store, self._graph_nodes)(query, variables)
 
     def close(self) -> None:
         """Drop the store (an on-disk store is flushed first)."""
