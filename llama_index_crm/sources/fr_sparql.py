@@ -44,6 +44,7 @@ from llama_index_crm.errors import HttpStatusError
 from llama_index_crm.ontology import CATEGORY_PRIORITY, FundamentalRelationship, Ontology, Step
 from llama_index_crm.rdf import RDF_TYPE, SKOS
 from llama_index_crm.sources._sparql_terms import Row, Term, iri_ref, make_literal, safe_iris
+from llama_index_crm.sources.servers import Closures
 
 if TYPE_CHECKING:  # the endpoint source imports the compiler's types
     from llama_index_crm.sources.sparql import SparqlEndpointSource
@@ -67,13 +68,6 @@ Select = Callable[[str, Sequence[str]], Sequence[Row]]
 
 Granularity = TypingLiteral["path", "fr", "category"]
 """One query per FR path, per FR (UNION of its paths), or per category (UNION of all)."""
-
-Closures = TypingLiteral["inline", "bound"]
-"""How repeated and optional steps are written. ``inline``: as property-path modifiers
-(``+``, ``*``, ``?``) inside one path expression, the fastest form on Oxigraph. ``bound``:
-``?`` and ``*`` become alternatives without the step, and each ``+`` closure is a triple
-pattern of its own whose subject comes out of a sub-select holding everything before it,
-for servers that evaluate a transitive path only from a bound start (Virtuoso)."""
 
 MAX_REPEAT = 13
 """Longest chain an unrolled repeated ``all_of`` step follows: the walker's bound (one step

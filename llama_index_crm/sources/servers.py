@@ -19,7 +19,12 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from llama_index_crm.sources.fr_sparql import Closures
+Closures = Literal["inline", "bound"]
+"""How repeated and optional steps are written. ``inline``: as property-path modifiers
+(``+``, ``*``, ``?``) inside one path expression, the fastest form on Oxigraph. ``bound``:
+``?`` and ``*`` become alternatives without the step, and each ``+`` closure is a triple
+pattern of its own whose subject comes out of a sub-select holding everything before it,
+for servers that evaluate a transitive path only from a bound start (Virtuoso)."""
 
 PreferredFRPaths = Literal["sparql", "walk"]
 """How FR targets are best found on a server (see ``DocumentBuilder``'s ``fr_paths``)."""
@@ -35,7 +40,7 @@ class ServerProfile:
     Attributes:
         name: The product name (``standard`` for any other server).
         closures: How FR paths write their repeated and optional steps
-            (:data:`~llama_index_crm.sources.fr_sparql.Closures`).
+            (:data:`Closures`).
         formats: Results formats to ask for, in order of preference; the next one is tried
             when the server refuses one or sends something unreadable.
         system_graphs: Patterns of the named graphs that hold the server's own data, left out

@@ -51,8 +51,7 @@ from llama_index_crm.sources._sparql_terms import (
 )
 from llama_index_crm.sources.credentials import find_credentials, strip_userinfo
 from llama_index_crm.sources.endpoint_http import CHECK_URL, EndpointClient, HttpOptions, redact
-from llama_index_crm.sources.fr_sparql import Closures
-from llama_index_crm.sources.servers import PreferredFRPaths, ServerProfile, profile_for
+from llama_index_crm.sources.servers import Closures, PreferredFRPaths, ServerProfile, profile_for
 
 logger = logging.getLogger(__name__)
 
