@@ -50,6 +50,21 @@ def test_name_keys_fold_case_accents_inversion_and_stop_words() -> None:
     assert [c.how for c in index.lookup("battle at la hogue")] == ["stop-words"]
     assert [c.how for c in index.lookup("thomas cadell")] == ["stripped"]
     assert [c.how for c in index.lookup("cadell")] == ["surname"]
+    assert [c.how for c in index.lookup("west")] == ["surname"]
+
+
+def test_an_inverted_name_gives_its_surname_not_its_last_written_word() -> None:
+    index = NameIndex([
+        NameRow("ex:wilson", "Wilson, Charles Banks", "label", "Actor"),
+        NameRow("ex:cadell", "Thomas Cadell, the younger", "label", "Actor"),
+    ])
+    assert [c.node for c in index.lookup("wilson")] == ["ex:wilson"]
+    assert [c.node for c in index.lookup("charles banks wilson")] == ["ex:wilson"]
+    # "banks" is a given name here: neither a surname nor (misspelt) a near one
+    assert index.lookup("banks", partial=False) == []
+    assert index.lookup("banksy", partial=False) == []
+    # a suffix after the comma is not a given name
+    assert [c.how for c in index.lookup("cadell")] == ["surname"]
     assert fold_name("Guérard, Henri-Charles & Co.") == "guerard henri charles and co"
 
 

@@ -151,9 +151,21 @@ def _variants(row: NameRow) -> Iterable[tuple[str, str]]:
         if words and all(w[:1].isupper() for w in words if len(w) > 3) and \
                 any(len(w) > 3 and w[:1].isalpha() for w in words):
             yield fold_name(inner), "qualifier"
-    parts = [p.strip() for p in _PARENTHESES.sub(" ", row.name).split(",")]
-    if len(parts) == 2 and all(parts) and all(len(p.split()) <= 4 for p in parts):
-        yield fold_name(f"{parts[1]} {parts[0]}"), "inverted"
+    inverted = _inverted(row.name)
+    if inverted:
+        yield inverted, "inverted"
+
+
+def _inverted(name: str) -> str | None:
+    """The folded key of "Surname, Given Names" read in order ("Wilson, Charles Banks" →
+    "charles banks wilson"); None when the name is not written that way ("Thomas Cadell,
+    the younger" has a suffix after its comma)."""
+    parts = [p.strip() for p in _PARENTHESES.sub(" ", name).split(",")]
+    if len(parts) != 2 or not all(parts) or any(len(p.split()) > 4 for p in parts):
+        return None
+    if set(fold_name(parts[1]).split()) <= NAME_SUFFIXES:
+        return None
+    return fold_name(f"{parts[1]} {parts[0]}")
 
 
 NICKNAMES = {nick: full for full, nicks in {
@@ -213,6 +225,10 @@ class NameIndex:
         self._keys: dict[str, list[tuple[int, str]]] = {}
         self._surnames: dict[str, set[int]] = {}
         for i, row in enumerate(self.rows):
+            person = is_person(row)
+            # "Wilson, Charles Banks": its surname and short name come from the name read
+            # in order, not from the last word as written ("banks")
+            in_order = person and _inverted(row.name) is not None
             for key, how in _variants(row):
                 if not key:
                     continue
@@ -220,8 +236,9 @@ class NameIndex:
                 content = content_key(key)
                 if content and content != key:
                     self._add(content, i, "stop-words")
-                if is_person(row):
-                    self._person_keys(i, key, how)
+                if person:
+                    if not in_order or how in {"inverted", "qualifier"}:
+                        self._person_keys(i, key, how)
                     self._acronym_keys(i, key)
         self._display: dict[str, str] = {}
         self._labels: dict[str, int] = {}
