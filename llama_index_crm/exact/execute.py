@@ -29,6 +29,7 @@ from llama_index_crm.exact.relations import (
 from llama_index_crm.exact.values import GraphValues
 from llama_index_crm.ontology import CATEGORIES, Ontology
 from llama_index_crm.query.conversation import word_set
+from llama_index_crm.query.lexicon import pluralise
 from llama_index_crm.rdf import RDF_VALUE
 from llama_index_crm.storage.names import fold_name
 from llama_index_crm.storage.triples import TripleStore
@@ -395,12 +396,12 @@ class Executor:
     def _in_role(self, walk: Walk, rows: list[int], role: str) -> list[int]:
         """Rows whose made thing (at either end) or an event on the way is typed with
         ``role`` ("painting": a painting, or a wall-painting campaign); no others."""
-        wanted = fold_name(role)
+        wanted = {fold_name(role), pluralise(fold_name(role))}  # "Color photographs"
         inner = self._inner(walk, rows)
         ends = [(walk.origin(r), int(walk.node[r])) for r in rows]
         self._load_type_text({n for pair in ends for n in pair}.union(*inner))
         return [row for row, between, pair in zip(rows, inner, ends, strict=True)
-                if any(wanted in self._type_words[n] for n in (*pair, *between))]
+                if any(wanted & self._type_words[n] for n in (*pair, *between))]
 
     @staticmethod
     def _inner(walk: Walk, rows: list[int]) -> list[set[int]]:

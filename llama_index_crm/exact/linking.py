@@ -151,6 +151,11 @@ def _variants(row: NameRow) -> Iterable[tuple[str, str]]:
         if words and all(w[:1].isupper() for w in words if len(w) > 3) and \
                 any(len(w) > 3 and w[:1].isalpha() for w in words):
             yield fold_name(inner), "qualifier"
+    if row.category == "Place":  # "St. Louis, Missouri", "London, England": "st louis"
+        head = fold_name(_PARENTHESES.sub(" ", row.name).split(",")[0])
+        if head and head != full:
+            yield head, "qualifier"
+        return
     inverted = _inverted(row.name)
     if inverted:
         yield inverted, "inverted"
@@ -225,10 +230,10 @@ class NameIndex:
         self._keys: dict[str, list[tuple[int, str]]] = {}
         self._surnames: dict[str, set[int]] = {}
         for i, row in enumerate(self.rows):
-            person = is_person(row)
+            a_person = is_person(row)
             # "Wilson, Charles Banks": its surname and short name come from the name read
             # in order, not from the last word as written ("banks")
-            in_order = person and _inverted(row.name) is not None
+            in_order = a_person and _inverted(row.name) is not None
             for key, how in _variants(row):
                 if not key:
                     continue
@@ -236,7 +241,7 @@ class NameIndex:
                 content = content_key(key)
                 if content and content != key:
                     self._add(content, i, "stop-words")
-                if person:
+                if a_person:
                     if not in_order or how in {"inverted", "qualifier"}:
                         self._person_keys(i, key, how)
                     self._acronym_keys(i, key)

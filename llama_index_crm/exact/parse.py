@@ -1398,8 +1398,12 @@ class _Builder:
         of the subject ("sculptures of bison", where "Bison" is a title)."""
         names_like = el.mention is not None and all(
             c.category == current.category for c in el.mention.candidates)
+        # "works by Ansel Adams", where only a photograph is named so: "by" names the maker
+        # first, not the credit line
+        first_cued = bool(options) and _cued_only(options[0][1], cue)
         relation = next((r for n, (_, r, inverse) in enumerate(options)
-                         if (n == 0 or names_like) and not inverse and r.fallback
+                         if (n == 0 or (names_like and not first_cued)) and not inverse
+                         and r.fallback
                          and _cued_only(r, cue)
                          and r.fallback in self.p.lexicon and not self.p.present(r.id)
                          and _fits(r.domain, current.category)), None)

@@ -28,6 +28,7 @@ import numpy as np
 
 from llama_index_crm.exact.paths import CompiledStep, PathEngine, Walk
 from llama_index_crm.ontology import Step, find_config_dir, step_from_json
+from llama_index_crm.query.lexicon import pluralise
 from llama_index_crm.rdf import local_name
 from llama_index_crm.storage.names import fold_name
 
@@ -40,11 +41,17 @@ def type_label_names(label: str, word: str) -> bool:
     last words ("intaglio print") or its first words before a preposition ("church with a
     timber roof", "catalogue number of this dataset").
 
+    Labels in the plural name their kind too ("Black-and-white photographs", as museums
+    label classification types).
+
     >>> [type_label_names(x, "print") for x in ("intaglio print", "print of", "printer")]
     [True, False, False]
+    >>> [type_label_names(x, "photograph") for x in ("color photographs", "photographs of")]
+    [True, True]
     """
-    return label == word or label.endswith(" " + word) or any(
-        label.startswith(f"{word} {j} ") for j in TYPE_HEAD_JOINERS)
+    return any(label == form or label.endswith(" " + form) or any(
+        label.startswith(f"{form} {j} ") for j in TYPE_HEAD_JOINERS)
+        for form in (word, pluralise(word)))
 
 __all__ = ["RELATIONS_FILE", "TYPE_HEAD_JOINERS", "Relation", "RelationLexicon", "RelationWalker",
            "type_label_names"]
