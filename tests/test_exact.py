@@ -426,7 +426,7 @@ PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
 SELECT DISTINCT ?o WHERE {
  { ?o crm:P108i_was_produced_by/crm:P14_carried_out_by ?a . ?a rdfs:label ?l .
    FILTER(?l IN ("Walker Evans", "Laton A. Huffman", "George Bellows")) }
- UNION { ?o rdfs:label ?l . FILTER(?l IN ("Ansel Adams", "Walker Evans")) }
+ UNION { ?o rdfs:label ?l . FILTER(?l IN ("Ansel Adams", "Walker Evans", "Self-Portrait")) }
 }"""
 ACM_PHOTOGRAPHS = """PREFIX crm: <http://www.cidoc-crm.org/cidoc-crm/>
 PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
@@ -495,3 +495,12 @@ def test_acm_city_state_places_and_a_name_that_is_only_a_title(
     assert "Walker Evans" in {i["label"] for i in born.items}
     adams = exact.answer("works by ansel adams")  # a photograph of him, not an artist here
     assert adams.status == "not_found" and "“Ansel Adams”" in adams.text
+
+
+def test_acm_a_title_many_works_bear_is_settled_by_its_maker(
+        acm: tuple[ExactAnswerer, list[tuple[str, int]]]) -> None:
+    exact, _ = acm
+    assert exact.answer("who made self-portrait").status == "ambiguous"
+    dated = exact.answer("when was the self-portrait by george bellows made")
+    assert dated.status == "answered" and "1921" in dated.text
+    assert "the one by George Bellows" in dated.text

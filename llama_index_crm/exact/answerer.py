@@ -19,6 +19,7 @@ table once.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import weakref
 from collections.abc import Sequence
@@ -46,6 +47,8 @@ __all__ = ["ExactAnswer", "ExactAnswerer", "Status", "answerer_for"]
 logger = logging.getLogger(__name__)
 
 Status = Literal["answered", "not_found", "ambiguous", "retrieval_only"]
+_BY_MAKER = re.compile(r"\bby\s+([^?!.,;]+)", re.IGNORECASE)
+"""The words after "by" in a question: a maker's name, perhaps followed by more."""
 MAX_HISTORY = 3
 """Earlier turns searched for what a pronoun points back to."""
 MAX_FOCUS = 3
@@ -153,6 +156,10 @@ class ExactAnswerer:
                 parsed = self._llm_parse(question, llm) if llm is not None and not history \
                     else None
                 parsed = parsed or self.parse(question, history)
+                chosen = self._settled_by_maker(question, parsed.ambiguous)
+                if chosen:
+                    parsed = self.planner.parse(question, self._focus(history),
+                                                {k: v[0] for k, v in chosen.items()})
                 if parsed.missing:
                     return self._not_found(parsed.missing)
                 if parsed.ambiguous:
@@ -160,6 +167,12 @@ class ExactAnswerer:
                 if parsed.plan is None:
                     return ExactAnswer("retrieval_only", "", plan_text=parsed.reason)
                 plan = parsed.plan
+                answer = self.execute(plan)
+                settled = [f"of the works titled “{title}”, the one by {maker}"
+                           for title, (_, maker) in chosen.items()]
+                if settled and answer.status == "answered":
+                    answer = replace(answer, text=f"{answer.text} ({'; '.join(settled)})")
+                return answer
             return self.execute(plan)
 
     def execute(self, plan: ExactPlan) -> ExactAnswer:
@@ -212,6 +225,39 @@ class ExactAnswerer:
             return replace(plan, variables=(replace(var, links=rest).with_filter(condition),
                                             *plan.variables[1:]))
         return None
+
+    def _settled_by_maker(self, question: str,
+                          ambiguous: Sequence[Unresolved]) -> dict[str, tuple[str, str]]:
+        """Ties between works of one title that the question settles by naming the maker
+        ("the self-portrait by george bellows", "when was untitled by kitaj made"):
+        folded title → (the only tied work made by the actor named after "by", the
+        actor's name)."""
+        chosen: dict[str, tuple[str, str]] = {}
+        relation = self.lexicon.get("created-by")
+        match = _BY_MAKER.search(question)
+        if not ambiguous or relation is None or match is None:
+            return chosen
+        words = fold_name(match.group(1)).split()
+        makers: list[Candidate] = []
+        while words and not makers:  # "by george bellows in 1921": the longest name
+            found = self.names.lookup(" ".join(words), ["Actor"], partial=False)
+            makers = [c for c in found if c.score == found[0].score] if found else []
+            words.pop()
+        wanted = {self.executor.node_id(c.node) for c in makers} - {None}
+        for unresolved in ambiguous:
+            works = [c for c in unresolved.candidates if c.category == "Thing"]
+            ids = [self.executor.node_id(c.node) for c in works]
+            known = [(c, n) for c, n in zip(works, ids, strict=True) if n is not None]
+            if len(known) < 2 or not wanted:
+                continue
+            walk = self.executor.walker.walk(relation, np.asarray([n for _, n in known],
+                                                                    dtype=np.int64))
+            hits = {known[int(start)][0].node: node for start, node in
+                    zip(walk.start.tolist(), walk.node.tolist(), strict=True) if node in wanted}
+            if len(hits) == 1:
+                work, maker = hits.popitem()
+                chosen[fold_name(unresolved.text)] = (work, self.executor.label(maker))
+        return chosen
 
     def _llm_parse(self, question: str, llm: LLM) -> Parsed | None:
         """The LLM planner's reading, or None (and a warning) when it fails."""

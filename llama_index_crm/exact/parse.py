@@ -417,13 +417,22 @@ class RulePlanner:
         self._vocab_list = sorted(self.vocabulary)
 
     # -- entry point -----------------------------------------------------------------------
-    def parse(self, question: str, focus: Sequence[Anchor] = ()) -> Parsed:
-        """Plan ``question``; ``focus``: what the previous turn was about (pronouns)."""
+    def parse(self, question: str, focus: Sequence[Anchor] = (),
+              chosen: Mapping[str, str] | None = None) -> Parsed:
+        """Plan ``question``; ``focus``: what the previous turn was about (pronouns);
+        ``chosen``: folded phrase → the node it names, where the question itself settles
+        a tie ("self-portrait by george bellows")."""
         text = " ".join(unicodedata.normalize("NFKC", question).split())
         described = DESCRIBE_RE.match(text)
         elements, time = self._elements(text, focus)
         if not elements:
             return Parsed(reason="no words")
+        for i, el in enumerate(elements):
+            node = (chosen or {}).get(fold_name(el.text)) if el.mention is not None else None
+            if node is not None and el.mention is not None:
+                kept = tuple(c for c in el.mention.candidates if c.node == node)
+                if kept:
+                    elements[i] = replace(el, mention=replace(el.mention, candidates=kept))
         return _Builder(self, text, elements, time, bool(described)).build()
 
     # -- elements --------------------------------------------------------------------------
@@ -459,7 +468,9 @@ class RulePlanner:
             parts = fold_name(core).split()
             for k, part in enumerate(parts):
                 last = k == len(parts) - 1
-                elements.append(_El("word", [part], core, possessive=possessive and last,
+                # "self-portrait" is two words, each its own text (not the whole twice)
+                elements.append(_El("word", [part], core if len(parts) == 1 else part,
+                                    possessive=possessive and last,
                                     alt=part + "s" if possessive and last else "",
                                     in_time=in_time))
         if focus:
