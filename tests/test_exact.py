@@ -233,6 +233,12 @@ def test_describe_an_actor(exact: ExactAnswerer) -> None:
     assert "Panagia Phorbiottissa (Asinou)" in answer.text
 
 
+def test_who_is_a_person_describes_the_person(exact: ExactAnswerer) -> None:
+    answer = ask(exact, "who is nikephoros ischyrios?")  # not "the members of" him
+    assert answer.plan is not None and answer.plan.operation == "describe"
+    assert answer.text.startswith("Nikephoros Ischyrios (donor; magistros")
+
+
 def test_absent_name_is_not_found_with_a_zero_count(exact: ExactAnswerer) -> None:
     answer = ask(exact, "how many churches did picasso paint")
     assert answer.status == "not_found" and answer.count == 0
@@ -425,7 +431,7 @@ ACM_SEEDS = """PREFIX crm: <http://www.cidoc-crm.org/cidoc-crm/>
 PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
 SELECT DISTINCT ?o WHERE {
  { ?o crm:P108i_was_produced_by/crm:P14_carried_out_by ?a . ?a rdfs:label ?l .
-   FILTER(?l IN ("Walker Evans", "Laton A. Huffman", "George Bellows")) }
+   FILTER(?l IN ("Walker Evans", "Laton A. Huffman", "George Bellows", "Georgia O'Keeffe")) }
  UNION { ?o rdfs:label ?l . FILTER(?l IN ("Ansel Adams", "Walker Evans", "Self-Portrait")) }
 }"""
 ACM_PHOTOGRAPHS = """PREFIX crm: <http://www.cidoc-crm.org/cidoc-crm/>
@@ -439,7 +445,7 @@ SELECT ?l (COUNT(DISTINCT ?o) AS ?n) WHERE {
 @pytest.fixture(scope="module")
 def acm(tmp_path_factory: pytest.TempPathFactory) -> tuple[ExactAnswerer, list[tuple[str, int]]]:
     """The Amon Carter Museum around Walker Evans', Laton A. Huffman's and George Bellows'
-    works (three hops of real triples from its dump, bad IRIs and all): types are
+    works (four hops of real triples from its dump, bad IRIs and all): types are
     assigned by E17 Type Assignments with plural labels ("Black-and-white photographs"),
     places are labelled "City, State". With the photographers' counts by SPARQL."""
     import zipfile
@@ -454,7 +460,7 @@ def acm(tmp_path_factory: pytest.TempPathFactory) -> tuple[ExactAnswerer, list[t
         store.bulk_load(zf.read(zf.namelist()[0]), ox.RdfFormat.TURTLE, lenient=True)
     nodes = {row["o"] for row in store.query(ACM_SEEDS)}  # type: ignore[union-attr]
     frontier, lines = set(nodes), set()
-    for _ in range(3):
+    for _ in range(4):
         found = set()
         for node in frontier:
             for quad in store.quads_for_pattern(node, None, None):
@@ -495,6 +501,20 @@ def test_acm_city_state_places_and_a_name_that_is_only_a_title(
     assert "Walker Evans" in {i["label"] for i in born.items}
     adams = exact.answer("works by ansel adams")  # a photograph of him, not an artist here
     assert adams.status == "not_found" and "“Ansel Adams”" in adams.text
+
+
+def test_acm_a_group_or_a_gender_after_are(
+        acm: tuple[ExactAnswerer, list[tuple[str, int]]]) -> None:
+    exact, _ = acm
+    everyone = exact.answer("how many artists are there").count or 0
+    american = exact.answer("how many artists are american")  # members, not the group
+    assert american.plan is not None
+    assert american.plan.variables[0].links[0].relation == "member-of"
+    assert 0 < (american.count or 0) <= everyone
+    women = exact.answer("which artists are female")
+    men = exact.answer("how many artists were male")
+    assert 0 < (women.total or 0) < everyone and 0 < (men.count or 0) < everyone
+    assert (women.total or 0) + (men.count or 0) <= everyone
 
 
 def test_acm_a_title_many_works_bear_is_settled_by_its_maker(

@@ -455,9 +455,10 @@ class Executor:
         if var.category == "Thing" and var.anchor is None:
             keep &= self._works(nodes)
         noun = (var.noun or "").lower()
-        genders = [GENDER_WORDS[w] for w in (noun, *var.types) if w in GENDER_WORDS]
+        gendered = [w for w in (noun, *var.types) if w in GENDER_WORDS]
+        genders = [GENDER_WORDS[w] for w in gendered]
         if genders and var.category == "Actor":
-            keep &= self._gendered(nodes, genders[0], noun)
+            keep &= self._gendered(nodes, genders[0], gendered[0])
         for nouns, cls in ((PERSON_NOUNS, PERSON_CLASS), (GROUP_NOUNS, GROUP_CLASS)):
             if noun not in nouns or (genders and noun in GENDER_WORDS):
                 continue

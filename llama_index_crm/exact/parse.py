@@ -29,6 +29,7 @@ import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from llama_index_crm.exact.execute import GENDER_WORDS
 from llama_index_crm.exact.linking import (
     EDIT_PENALTY,
     NAME_SUFFIXES,
@@ -303,6 +304,9 @@ class _Slot:
     filters: list[ValueFilter] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)
 
+
+MEMBER_OF = "member-of"
+"""The relation of an actor to a group it belongs to ("which artists are British")."""
 
 TrialLink = Callable[[str, str | None, bool, Candidate], bool]
 """(relation id, category of the other side, inverse, candidate) → the link has members."""
@@ -1069,7 +1073,10 @@ class _Builder:
             el = rest[i]
             if el.kind == "word":
                 w = el.word
-                if w == "⟨adj⟩" or w == "⟨poss⟩":
+                if w in GENDER_WORDS and i and rest[i - 1].word in COPULA and \
+                        head is not None and current is head and head.category == "Actor":
+                    head.types.append(w)  # "which artists are female"
+                elif w == "⟨adj⟩" or w == "⟨poss⟩":
                     cue = [w]
                 elif w in self.p.nouns and w not in COLLECTION:
                     nxt = rest[i + 1].word if i + 1 < len(rest) else ""
@@ -1109,11 +1116,28 @@ class _Builder:
                 el.mention is not None and el.mention.candidates[0].category == "Thing" and \
                 not any(c.category == "Actor" for c in el.mention.candidates
                         if c.score == el.mention.score)  # "andy warhol works": his
-            if (apposition or (not cue and i and rest[i - 1].word in COPULA)) and \
-                    current is not None and current is head and not head.links and \
-                    head.anchor is None and head.noun not in {"who", "whom"}:
-                anchor = self._anchor(el, [head.category] if head.category else None)
-                if anchor is not None:  # "what type of artwork is X": the head is X
+            copula = bool(not cue and i and rest[i - 1].word in COPULA)
+            bare_head = head is not None and current is head and not head.links and \
+                head.anchor is None
+            if copula and bare_head and head is not None and head.category == "Actor" and \
+                    fold_name(el.text) in GENDER_WORDS:  # "which artists are female"
+                head.types.append(fold_name(el.text))
+                i += 1
+                continue
+            # "who is John Smibert": about him (but "who is in X" has a cue)
+            who_is = copula and head is not None and head.noun in {"who", "whom"} and \
+                i == len(rest) - 1
+            if (apposition or copula) and bare_head and head is not None and \
+                    (head.noun not in {"who", "whom"} or who_is):
+                anchor = self._anchor(el, ["Actor"] if who_is else
+                                      [head.category] if head.category else None)
+                if anchor is not None and head.category == anchor.category == "Actor" and \
+                        not who_is and head.noun and singularise(head.noun) != head.noun \
+                        and MEMBER_OF in self.p.lexicon:  # "which artists are british"
+                    probe = _Slot(anchor.category, anchor=anchor)
+                    head.links.append((MEMBER_OF, probe, False, ()))
+                    anchors.append(probe)
+                elif anchor is not None:  # "what type of artwork is X": the head is X
                     head.anchor = anchor
                     anchors.append(_Slot(anchor.category, anchor=anchor))
                 i += 1

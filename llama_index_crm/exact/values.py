@@ -35,15 +35,19 @@ END_PROPERTIES = ("P82b_end_of_the_end", "P81b_begin_of_the_end",
                   "P82_at_some_time_within", "P81_ongoing_throughout")
 TEXT_PREDICATES = (RDF_VALUE, RDFS + "label", SKOS + "prefLabel")
 TEXT_PROPERTIES = ("P190_has_symbolic_content", "P3_has_note")
-_YEAR_RE = re.compile(r"(-?)(\d{4})(?!\d)")
+_YEAR_RE = re.compile(r"(?<!\d)(-?)(\d{4})(?!\d)")
 _LABEL_YEAR_RE = re.compile(r"(?<!\d)(\d{3,4})(?!\d)")
 
 
 def year_of(text: str) -> int | None:
-    """The year a date literal stands for (its first four-digit run; ``-`` makes it BCE).
+    """The year a date literal stands for (its first run of exactly four digits; ``-``
+    makes it BCE). A longer run is a typing slip, not a year ("19070\\n1908-01-01", as an
+    Amon Carter date reads).
 
     >>> year_of("1765-01-01"), year_of("after 1845-01-01"), year_of("-0500"), year_of("c.")
     (1765, 1845, -500, None)
+    >>> year_of("19070\\n1908-01-01")
+    1908
     """
     match = _YEAR_RE.search(text)
     if not match:
