@@ -183,7 +183,8 @@ def test_exact_answers_name_the_direct_maker_and_reach_groups_on_purpose(
                              "(by membership, via Bart Walter).")
     american = exact.answer("Works by American artists")
     assert [item["label"] for item in american.items] == ["Bust of a Heron"]
-    assert american.text.endswith("“Bust of a Heron” (by membership, via Bart Walter).")
+    assert american.text == ("1 work made by American, by membership: “Bust of a Heron” "
+                             "(via Bart Walter).")
 
 
 def test_an_index_of_the_previous_format_asks_for_a_rebuild(tmp_path: Path) -> None:

@@ -243,18 +243,25 @@ def render(result: ExactResult, executor: Executor, limit: int = MAX_LISTED) -> 
         return f"{_quote(link.target)} {verb} {_join([_quote(i) for i in result.items])}." \
             + notes
     head = f"{n} {noun_phrase(var, n)} {what}".replace("  ", " ").strip()
-    return f"{_capital(head)}: {_listed(result.items, limit, widened(result, executor))}.{notes}"
+    wide = widened(result, executor)
+    kinds = {wide.get(item.node, ("", ""))[0] for item in result.items[:limit]}
+    if len(kinds) == 1 and "" not in kinds:  # all of them: "… made by American, by membership"
+        head += f", {kinds.pop()}"
+        says = {node: f"via {via}" for node, (_, via) in wide.items()}
+    else:
+        says = {node: f"{words}, via {via}" for node, (words, via) in wide.items()}
+    return f"{_capital(head)}: {_listed(result.items, limit, says)}.{notes}"
 
 
-def widened(result: ExactResult, executor: Executor) -> dict[int, str]:
+def widened(result: ExactResult, executor: Executor) -> dict[int, tuple[str, str]]:
     """Members reached through the closure of a relation to a named node (the works of a
-    group's members, the churches of a district's villages), said as such with the node
-    the closure started from: ``{member: "by membership, via Bart Walter"}``.
+    group's members, the churches of a district's villages), with the words for the
+    closure and the node it started from: ``{member: ("by membership", "Bart Walter")}``.
 
     The closure widens on purpose ("works by British artists"); the sentence keeps it
     apart from the direct matches, as documents do (:mod:`llama_index_crm.ontology.direct`).
     """
-    out: dict[int, str] = {}
+    out: dict[int, tuple[str, str]] = {}
     for link in result.plan.variables[0].links:
         relation = executor.lexicon[link.relation]
         closure = relation.closure
@@ -271,8 +278,8 @@ def widened(result: ExactResult, executor: Executor) -> dict[int, str]:
                 continue
             reached = {to for _, to in steps}
             start = next((frm for frm, _ in steps if frm not in reached), steps[0][0])
-            out.setdefault(item.node, f"{derivation_words(closure.property)}, "
-                                      f"via {executor.label(start)}")
+            out.setdefault(item.node, (derivation_words(closure.property),
+                                       executor.label(start)))
     return out
 
 
