@@ -52,8 +52,8 @@ def test_index_folder_holds_every_part(index: CrmGraphIndex) -> None:
         assert part in names
     manifest = json.loads((index.folder / "manifest.json").read_text())
     assert manifest["embedding"]["dimension"] == 384
-    assert manifest["counts"]["documents"] == len(index.doc_ids) == 123
-    assert index.vectors.shape == (123, 384)
+    assert manifest["counts"]["documents"] == len(index.doc_ids) == 126
+    assert index.vectors.shape == (126, 384)
     top_actors = index.statistics.top_by_category["Actor"]
     assert top_actors and all(index.meta.categories[index.row_of[d]] == "Actor"
                               for d in top_actors)

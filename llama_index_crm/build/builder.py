@@ -66,7 +66,9 @@ FR_EDGES_FILE = "fr_edges.parquet"
 _REDUCE_ROWS = 2_000_000
 """Label candidates gathered before they are reduced to one per term."""
 TRIPLE_COLUMNS = ("s", "s_label", "p", "p_label", "o", "o_label")
-_FR_EDGE_SCHEMA = pa.schema([("s", pa.string()), ("fr", pa.string()), ("o", pa.string())])
+_FR_EDGE_SCHEMA = pa.schema([("s", pa.string()), ("fr", pa.string()), ("o", pa.string()),
+                             ("direct", pa.bool_()), ("widened_by", pa.string()),
+                             ("via", pa.string())])
 _PARTS = "parts"
 _PROGRESS = "progress.json"
 _DOC_SCHEMA = pa.schema(
@@ -145,17 +147,17 @@ def _worker_chunk(index: int, chunk: list[str]) -> tuple[int, _ChunkCounts]:
 
 
 def _fr_edge_rows(docs: list[EntityDocument]) -> pa.Table:
-    """Every FR match of ``docs`` as rows (s, fr, o): a part of the FR graph behind PageRank."""
-    s_col: list[str] = []
-    fr_col: list[str] = []
-    o_col: list[str] = []
-    for d in docs:
-        for fr, o in d.fr_edges:
-            s_col.append(d.uri)
-            fr_col.append(fr)
-            o_col.append(o)
-    return pa.table({"s": pa.array(s_col, pa.string()), "fr": pa.array(fr_col, pa.string()),
-                     "o": pa.array(o_col, pa.string())})
+    """Every FR match of ``docs`` as rows (s, fr, o, direct, widened_by, via): a part of the
+    FR graph behind PageRank."""
+    rows = [(d.uri, e) for d in docs for e in d.fr_edges]
+    return pa.table({
+        "s": pa.array([s for s, _ in rows], pa.string()),
+        "fr": pa.array([e.fr for _, e in rows], pa.string()),
+        "o": pa.array([e.o for _, e in rows], pa.string()),
+        "direct": pa.array([e.direct for _, e in rows], pa.bool_()),
+        "widened_by": pa.array([e.widened_by for _, e in rows], pa.string()),
+        "via": pa.array([e.via for _, e in rows], pa.string()),
+    }, schema=_FR_EDGE_SCHEMA)
 
 
 def _merge_fr_edges(path: Path, parts: list[Path]) -> None:
@@ -331,9 +333,10 @@ class DocumentBuilder:
         return self._entities
 
     # -- one chunk -----------------------------------------------------------------------
-    def _sparql_targets(self, nb: Neighbourhood,
-                        chunk: list[str]) -> dict[str, dict[str, set[str]]] | None:
-        """The chunk's FR targets by SPARQL property paths, or None to walk them.
+    def _sparql_targets(self, nb: Neighbourhood, chunk: list[str]
+                        ) -> dict[str, tuple[dict[str, set[str]], dict[str, set[str]]]] | None:
+        """The chunk's FR targets and direct targets by SPARQL property paths, or None to
+        walk them.
 
         Entities the queries cannot name (an IRI :func:`safe_iris` rejects) are left out
         of the answer and walked instead.
@@ -350,12 +353,15 @@ class DocumentBuilder:
             category = nb.category(uri)
             if category is not None and not self.writer.is_satellite(nb, uri):
                 by_category.setdefault(category, []).append(uri)
-        found: dict[str, dict[str, set[str]]] = {}
+        found: dict[str, tuple[dict[str, set[str]], dict[str, set[str]]]] = {}
         for category, uris in by_category.items():
             hits = fr_matches(select, uris, category, self.ontology, compiler=self._compiler,
                               rejected=self._rejected_frs)
+            direct = fr_matches(select, uris, category, self.ontology, compiler=self._compiler,
+                                rejected=self._rejected_frs, drop_specialised=False,
+                                direct=True)
             for uri in safe_iris(uris):
-                found[uri] = hits.get(uri, {})
+                found[uri] = (hits.get(uri, {}), direct.get(uri, {}))
         return found
 
     def _process_chunk(self, chunk: list[str]) -> tuple[_ChunkResult, Neighbourhood]:
@@ -366,7 +372,7 @@ class DocumentBuilder:
         docs: dict[str, EntityDocument | None] = {}
         targets = self._sparql_targets(nb, chunk)
         if targets:  # every document names its targets: fetch them before writing any
-            for frs in targets.values():
+            for frs, _ in targets.values():
                 for found in frs.values():
                     for target in found:
                         nb.require_described(target)

@@ -35,8 +35,8 @@ from llama_index_crm.build.labels import (
     looks_like_iri,
 )
 from llama_index_crm.build.neighbourhood import Neighbourhood
-from llama_index_crm.build.traversal import FRMatch, FRWalker
-from llama_index_crm.ontology import Ontology
+from llama_index_crm.build.traversal import Derivation, FRMatch, FRWalker
+from llama_index_crm.ontology import Ontology, derivation_words
 from llama_index_crm.rdf import RDF_VALUE, XSD, Literal
 
 SATELLITE_CLASSES = frozenset(
@@ -65,6 +65,8 @@ _YEAR_ZERO = re.compile(r"-?0000(?!\d)")
 _BEGIN = ("P82a_begin_of_the_begin", "P81a_end_of_the_begin")
 _END = ("P82b_end_of_the_end", "P81b_begin_of_the_end")
 _WITHIN = ("P82_at_some_time_within", "P81_ongoing_throughout")
+DERIVED_SEPARATOR = " — "
+"""Between an FR's direct targets and each group of derived ones on its line."""
 MAX_ITEMS = 200
 """Targets listed per relationship before "… and N more"."""
 _NAMING_LINKS = 50
@@ -84,6 +86,31 @@ _FR_PRIORITY: dict[str, tuple[str, ...]] = {
 so the generic ones (has met, refers to, is referred to by) keep only what is left."""
 
 
+FRTargets = tuple[dict[str, set[str]], dict[str, set[str]]]
+"""An entity's FR targets and its direct targets, each ``fr id → targets``."""
+
+
+@dataclass(frozen=True, slots=True)
+class FREdge:
+    """One FR match: a row of ``fr_edges.parquet`` (with the entity as ``s``).
+
+    Attributes:
+        fr: the FR id.
+        o: the target.
+        direct: reached by the core of the FR's paths.
+        widened_by: for a derived target, the property of the widening step
+            (``P107i_is_current_or_former_member_of``); None when direct or not known.
+        via: for a derived target, the direct target it was reached through (None when
+            direct, or reached through a part or a whole of the entity).
+    """
+
+    fr: str
+    o: str
+    direct: bool = True
+    widened_by: str | None = None
+    via: str | None = None
+
+
 @dataclass(slots=True)
 class EntityDocument:
     """A built document before embedding: text plus the metadata LlamaIndex carries."""
@@ -95,10 +122,10 @@ class EntityDocument:
     text: str
     chained_from: list[str] = field(default_factory=list)
     satellites: list[str] = field(default_factory=list)
-    fr_edges: list[tuple[str, str]] = field(default_factory=list)
-    """(FR id, target) for every FR match of the entity, before display de-duplication.
-    Filled when the document is written; a build keeps them in ``fr_edges.parquet``
-    (rows s, fr, o), not in the documents it returns."""
+    fr_edges: list[FREdge] = field(default_factory=list)
+    """Every FR match of the entity, before display de-duplication. Filled when the
+    document is written; a build keeps them in ``fr_edges.parquet`` (rows s, fr, o,
+    direct, widened_by, via), not in the documents it returns."""
     named: bool = True
     """False when the label was made up ("Production of …") because the data has none."""
 
@@ -309,7 +336,7 @@ class DocumentWriter:
 
     # -- the document ------------------------------------------------------------------
     def write(self, nb: Neighbourhood, lab: Labeller, entity: str,
-              fr_targets: dict[str, set[str]] | None = None,
+              fr_targets: FRTargets | None = None,
               walk_frs: Collection[str] = ()) -> EntityDocument | None:
         """The document of ``entity``, or None for satellites and uncategorised nodes.
 
@@ -317,8 +344,9 @@ class DocumentWriter:
             nb: the chunk's neighbourhood.
             lab: its labeller.
             entity: the entity IRI.
-            fr_targets: the entity's FR targets (``fr id → targets``) when computed
-                elsewhere (SPARQL property paths); walked through ``nb`` when None.
+            fr_targets: the entity's FR targets and direct targets (each ``fr id →
+                targets``) when computed elsewhere (SPARQL property paths); walked through
+                ``nb`` when None.
             walk_frs: FRs walked through ``nb`` even when ``fr_targets`` is given (their
                 queries were rejected by the server).
         """
@@ -328,11 +356,13 @@ class DocumentWriter:
         if fr_targets is None:
             matches = self.walker.walk(nb, entity, category)
         else:
+            found, direct = fr_targets
             if walk_frs:
-                walked = self.walker.walk_targets(nb, entity, category)
-                fr_targets = {**fr_targets,
-                              **{fr: t for fr, t in walked.items() if fr in walk_frs}}
-            matches = self.walker.matches_from(category, fr_targets)
+                walked, walked_direct = self.walker.walk_targets(nb, entity, category)
+                found = {**found, **{fr: t for fr, t in walked.items() if fr in walk_frs}}
+                direct = {**direct,
+                          **{fr: t for fr, t in walked_direct.items() if fr in walk_frs}}
+            matches = self.walker.matches_from(category, found, direct)
         label = self.entity_label(nb, lab, entity)
         classes = self.class_names(nb, entity)
         lines = [f"[{category}] {label}"]
@@ -352,7 +382,8 @@ class DocumentWriter:
         if dims:
             lines.append("Dimensions: " + "; ".join(dims))
         shown: set[str] = set(nb.objects(entity, _TYPE))
-        lines.extend(self._fr_lines(nb, lab, matches, shown))
+        derivations = {m.fr.id: self.walker.derivations(nb, entity, m) for m in matches}
+        lines.extend(self._fr_lines(nb, lab, matches, derivations, shown))
         ids = self._names(nb, lab, entity, identifiers=True)
         if ids:
             lines.append("Identifiers: " + "; ".join(ids))
@@ -369,20 +400,33 @@ class DocumentWriter:
             classes=classes,
             text="\n".join(lines),
             satellites=satellites,
-            fr_edges=[(m.fr.id, t) for m in matches for t in m.targets],
+            fr_edges=_fr_edges(matches, derivations),
             named=lab.has_label(entity),
         )
 
     def _fr_lines(self, nb: Neighbourhood, lab: Labeller, matches: list[FRMatch],
-                  shown: set[str]) -> list[str]:
+                  derivations: dict[str, dict[str, Derivation]], shown: set[str]) -> list[str]:
+        """One line per FR: its direct targets, then each kind of derived ones apart
+        (``Created by (actor): Bart Walter — by membership: American``).
+
+        A target is listed once, under the first FR that reaches it (directly or not).
+        """
         lines: list[str] = []
         for m in sorted(matches, key=lambda m: (_fr_rank(m.fr.id, m.fr.domain), m.fr.id)):
             targets = [t for t in m.targets if t not in shown]
-            if not targets:
-                continue
             shown.update(targets)
-            head = f"{m.fr.label[:1].upper()}{m.fr.label[1:]} ({m.fr.range.lower()}): "
-            lines.append(head + self._targets(nb, lab, targets))
+            direct = [t for t in targets if t in m.direct]
+            groups: dict[str, list[str]] = {}
+            how = derivations[m.fr.id]
+            for t in targets:
+                if t not in m.direct:
+                    groups.setdefault(derivation_words(how[t].widened_by), []).append(t)
+            parts = [self._targets(nb, lab, direct)] if direct else []
+            parts += [f"{words}: {self._targets(nb, lab, groups[words])}"
+                      for words in sorted(groups)]
+            if parts:
+                head = f"{m.fr.label[:1].upper()}{m.fr.label[1:]} ({m.fr.range.lower()}): "
+                lines.append(head + DERIVED_SEPARATOR.join(parts))
         return lines
 
     def _literal_lines(self, nb: Neighbourhood, entity: str, label: str) -> list[str]:
@@ -429,6 +473,18 @@ class DocumentWriter:
         items = sorted({self.target(nb, lab, n) for n in ordered[:MAX_ITEMS]})
         rest = len(ordered) - MAX_ITEMS
         return _join(items) + (f"; … and {rest} more" if rest > 0 else "")
+
+
+def _fr_edges(matches: list[FRMatch],
+              derivations: dict[str, dict[str, Derivation]]) -> list[FREdge]:
+    edges: list[FREdge] = []
+    for m in matches:
+        how = derivations[m.fr.id]
+        for t in m.targets:
+            d = how.get(t)
+            edges.append(FREdge(m.fr.id, t) if d is None
+                         else FREdge(m.fr.id, t, False, d.widened_by, d.via))
+    return edges
 
 
 def _join(items: Iterable[str]) -> str:

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from llama_index_crm.build.neighbourhood import Neighbourhood
-from llama_index_crm.ontology import FundamentalRelationship, Ontology, Step
+from llama_index_crm.ontology import FundamentalRelationship, Ontology, Step, widening_properties
 
 _MAX_REPEAT = 12
 """Longest chain followed by a repeated step (part-of and falls-within chains are short)."""
@@ -55,12 +55,40 @@ class _TrieNode:
     ends: list[tuple[int, bool]] = field(default_factory=list)
 
 
+@dataclass(frozen=True, slots=True)
+class Derivation:
+    """How a derived target was reached (:mod:`llama_index_crm.ontology.direct`).
+
+    Attributes:
+        widened_by: the property of the widening step (``P107i_is_current_or_former_member_of``),
+            or None when not known.
+        via: the direct target the widening step started from (Bart Walter for American);
+            None when the target was reached through a part or a whole of the entity.
+    """
+
+    widened_by: str | None
+    via: str | None
+
+
 @dataclass(slots=True)
 class FRMatch:
-    """The targets an entity reaches through one Fundamental Relationship."""
+    """The targets an entity reaches through one Fundamental Relationship.
+
+    Attributes:
+        fr: the relationship.
+        targets: every target, sorted.
+        direct: the nodes its paths reach without their widening steps (those a
+            specialisation took too: derived targets may have been reached through them).
+    """
 
     fr: FundamentalRelationship
     targets: list[str] = field(default_factory=list)
+    direct: frozenset[str] = frozenset()
+
+    @property
+    def derived(self) -> list[str]:
+        """The targets reached only through widening steps, sorted."""
+        return [t for t in self.targets if t not in self.direct]
 
 
 class FRWalker:
@@ -75,11 +103,15 @@ class FRWalker:
         self._edges: dict[str, _Edge] = {}
         # Equal steps (the part-whole prefix shared by dozens of paths) share memo entries.
         self._compiled: dict[Step, _Compiled] = {}
-        self._tries: dict[str, _TrieNode] = {}
+        self._tries: dict[tuple[str, bool], _TrieNode] = {}
         self._by_category: dict[str, tuple[FundamentalRelationship, ...]] = {}
         for fr in ontology.fundamental_relationships():
             self._by_category.setdefault(fr.domain, ())
             self._by_category[fr.domain] += (fr,)
+        self._direct_by_category: dict[str, tuple[FundamentalRelationship, ...]] = {}
+        for fr in ontology.direct_relationships():  # same ids, same order
+            self._direct_by_category.setdefault(fr.domain, ())
+            self._direct_by_category[fr.domain] += (fr,)
         # A specialisation's targets are not repeated under its parent.
         self._parent = {
             fr.id: fr.specialization_of
@@ -206,12 +238,14 @@ class FRWalker:
             out |= cached[0]
         return out
 
-    def _trie(self, category: str) -> _TrieNode:
-        """All paths of the category's FRs as a prefix tree of equal steps."""
-        trie = self._tries.get(category)
+    def _trie(self, category: str, direct: bool = False) -> _TrieNode:
+        """All paths of the category's FRs (their cores when ``direct``) as a prefix tree of
+        equal steps."""
+        trie = self._tries.get((category, direct))
         if trie is None:
             trie = _TrieNode(None)
-            for index, fr in enumerate(self.relationships(category)):
+            frs = (self._direct_by_category if direct else self._by_category).get(category, ())
+            for index, fr in enumerate(frs):
                 for path in fr.paths:
                     node = trie
                     for step in path.steps:
@@ -221,27 +255,32 @@ class FRWalker:
                             child = node.children[c.sid] = _TrieNode(c)
                         node = child
                     node.ends.append((index, path.ends_at_type))
-            self._tries[category] = trie
+            self._tries[(category, direct)] = trie
         return trie
 
     def walk(self, nb: Neighbourhood, entity: str, category: str) -> list[FRMatch]:
-        """Every FR of ``category`` walked from ``entity``; targets sorted, self excluded.
+        """Every FR of ``category`` walked from ``entity``; targets sorted, self excluded,
+        the direct ones marked.
 
         Paths sharing a prefix share its walk. A target found through a specialisation is
         not repeated under its general FR.
         """
-        return self._matches(self.relationships(category), self._found(nb, entity, category))
+        return self._matches(self.relationships(category), self._found(nb, entity, category),
+                             self._found(nb, entity, category, direct=True))
 
-    def walk_targets(self, nb: Neighbourhood, entity: str, category: str) -> dict[str, set[str]]:
-        """The walk's targets by FR id (``fr id → targets``), before any is dropped for a
-        specialisation: what :meth:`matches_from` takes."""
+    def walk_targets(self, nb: Neighbourhood, entity: str, category: str
+                     ) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+        """The walk's targets and direct targets by FR id (``fr id → targets``), before any
+        is dropped for a specialisation: what :meth:`matches_from` takes."""
         frs = self.relationships(category)
-        return {frs[i].id: targets for i, targets in self._found(nb, entity, category).items()}
+        return ({frs[i].id: t for i, t in self._found(nb, entity, category).items()},
+                {frs[i].id: t for i, t in self._found(nb, entity, category, True).items()})
 
-    def _found(self, nb: Neighbourhood, entity: str, category: str) -> dict[int, set[str]]:
+    def _found(self, nb: Neighbourhood, entity: str, category: str,
+               direct: bool = False) -> dict[int, set[str]]:
         frs = self.relationships(category)
         found: dict[int, set[str]] = {}
-        stack: list[tuple[_TrieNode, set[str]]] = [(self._trie(category), {entity})]
+        stack: list[tuple[_TrieNode, set[str]]] = [(self._trie(category, direct), {entity})]
         while stack:
             trie, current = stack.pop()
             for child in trie.children.values():
@@ -261,21 +300,28 @@ class FRWalker:
                     stack.append((child, reached))
         return found
 
-    def matches_from(self, category: str, found: dict[str, set[str]]) -> list[FRMatch]:
+    def matches_from(self, category: str, found: dict[str, set[str]],
+                     direct: dict[str, set[str]] | None = None) -> list[FRMatch]:
         """The :meth:`walk` result for FR targets found elsewhere (``fr id → targets``).
 
         Used with targets computed by SPARQL property paths
-        (:func:`llama_index_crm.sources.fr_sparql.fr_matches`): same order, same rules.
+        (:func:`llama_index_crm.sources.fr_sparql.fr_matches`, once over the FRs and once
+        over their cores for ``direct``): same order, same rules.
         """
         frs = self.relationships(category)
         index = {fr.id: i for i, fr in enumerate(frs)}
-        by_index = {index[fr_id]: set(targets) for fr_id, targets in found.items()
-                    if fr_id in index and targets}
-        return self._matches(frs, by_index)
 
-    def _matches(self, frs: tuple[FundamentalRelationship, ...],
-                 found: dict[int, set[str]]) -> list[FRMatch]:
-        matches = [FRMatch(frs[i], sorted(found[i])) for i in sorted(found)]
+        def by_index(given: dict[str, set[str]]) -> dict[int, set[str]]:
+            return {index[fr_id]: set(targets) for fr_id, targets in given.items()
+                    if fr_id in index and targets}
+
+        return self._matches(frs, by_index(found), by_index(direct or {}))
+
+    def _matches(self, frs: tuple[FundamentalRelationship, ...], found: dict[int, set[str]],
+                 direct: dict[int, set[str]]) -> list[FRMatch]:
+        # a core's targets are targets of the whole path: direct ⊆ found before any drop
+        matches = [FRMatch(frs[i], sorted(found[i]), frozenset(direct.get(i, ())))
+                   for i in sorted(found)]
         specialised: dict[str, set[str]] = {}
         for m in matches:
             parent = self._parent.get(m.fr.id)
@@ -286,3 +332,43 @@ class FRWalker:
             if drop:
                 m.targets = [t for t in m.targets if t not in drop]
         return [m for m in matches if m.targets]
+
+    def _has_edge(self, nb: Neighbourhood, node: str, prop: str) -> bool:
+        edge = self._edge(prop)
+        return bool(nb.objects(node, edge.forward) or nb.subjects(node, edge.backward))
+
+    def derivations(self, nb: Neighbourhood, entity: str,
+                    match: FRMatch) -> dict[str, Derivation]:
+        """How each derived target of ``match`` was reached.
+
+        The trailing widening steps of the FR (membership, falls within, broader terms) are
+        followed from the direct targets, through the match's targets only, over triples
+        already fetched (every target's own triples are: the walk and the SPARQL queries
+        give the same answer); the first direct target in sorted order that leads to a
+        target is its ``via``. A target no direct one leads to was reached through the
+        leading steps (a part or a whole of the entity): the first of their properties the
+        entity has an edge on names it (the entity's own triples are all fetched).
+        """
+        derived = match.derived
+        if not derived:
+            return {}
+        lead, trail = widening_properties(match.fr)
+        allowed = set(match.targets) | match.direct
+        found: dict[str, Derivation] = {}
+        origin = {d: Derivation(None, d) for d in sorted(match.direct)}
+        frontier = sorted(match.direct)
+        while frontier and len(found) < len(derived):
+            nxt: list[str] = []
+            for node in frontier:
+                came = origin[node]
+                for prop in trail:
+                    edge = self._edge(prop)
+                    for n in sorted({*nb.objects(node, edge.forward),
+                                     *nb.subjects(node, edge.backward)}):
+                        if n in allowed and n not in origin:
+                            origin[n] = found[n] = Derivation(came.widened_by or prop, came.via)
+                            nxt.append(n)
+            frontier = nxt
+        first = next((p for p in lead if self._has_edge(nb, entity, p)),
+                     lead[0] if lead else (trail[0] if trail else None))
+        return {t: found.get(t) or Derivation(first, None) for t in derived}

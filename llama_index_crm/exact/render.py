@@ -7,13 +7,14 @@ and an empty result says whether the graph has no such facts at all or none that
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
 from llama_index_crm.exact.execute import GENDER_WORDS, ExactResult, Executor, Item, Value
 from llama_index_crm.exact.plan import Anchor, ExactPlan, Link, ValueFilter, Variable
 from llama_index_crm.exact.relations import RelationLexicon
+from llama_index_crm.ontology import derivation_words
 from llama_index_crm.query.lexicon import pluralise, singularise
 
 __all__ = ["MAX_LISTED", "describe_plan", "evidence_lines", "render"]
@@ -132,8 +133,11 @@ def _filter_phrase(condition: ValueFilter) -> str:
     return f"whose {condition.relation.replace('-', ' ')} mentions “{condition.contains}”"
 
 
-def _listed(items: Sequence[Item], limit: int = MAX_LISTED) -> str:
-    names = [_quote(it) for it in items[:limit]]
+def _listed(items: Sequence[Item], limit: int = MAX_LISTED,
+            widened: Mapping[int, str] | None = None) -> str:
+    widened = widened or {}
+    names = [_quote(it) + (f" ({widened[it.node]})" if it.node in widened else "")
+             for it in items[:limit]]
     more = len(items) - len(names)
     text = "; ".join(names)
     return f"{text}; … and {more} more" if more > 0 else text
@@ -239,7 +243,44 @@ def render(result: ExactResult, executor: Executor, limit: int = MAX_LISTED) -> 
         return f"{_quote(link.target)} {verb} {_join([_quote(i) for i in result.items])}." \
             + notes
     head = f"{n} {noun_phrase(var, n)} {what}".replace("  ", " ").strip()
-    return f"{_capital(head)}: {_listed(result.items, limit)}.{notes}"
+    wide = widened(result, executor)
+    kinds = {wide.get(item.node, ("", ""))[0] for item in result.items[:limit]}
+    if len(kinds) == 1 and "" not in kinds:  # all of them: "… made by American, by membership"
+        head += f", {kinds.pop()}"
+        says = {node: f"via {via}" for node, (_, via) in wide.items()}
+    else:
+        says = {node: f"{words}, via {via}" for node, (words, via) in wide.items()}
+    return f"{_capital(head)}: {_listed(result.items, limit, says)}.{notes}"
+
+
+def widened(result: ExactResult, executor: Executor) -> dict[int, tuple[str, str]]:
+    """Members reached through the closure of a relation to a named node (the works of a
+    group's members, the churches of a district's villages), with the words for the
+    closure and the node it started from: ``{member: ("by membership", "Bart Walter")}``.
+
+    The closure widens on purpose ("works by British artists"); the sentence keeps it
+    apart from the direct matches, as documents do (:mod:`llama_index_crm.ontology.direct`).
+    """
+    out: dict[int, tuple[str, str]] = {}
+    for link in result.plan.variables[0].links:
+        relation = executor.lexicon[link.relation]
+        closure = relation.closure
+        if link.inverse or closure is None or closure.property is None \
+                or not isinstance(link.target, Anchor):
+            continue
+        forward = set(executor.engine.property_ids(closure.property).tolist())
+        inverse = executor.ontology.inverse(closure.property)
+        backward = set(executor.engine.property_ids(inverse).tolist()) if inverse else set()
+        for item in result.items:
+            steps = [(s, o) if p in forward else (o, s)
+                     for s, p, o in item.evidence if p in forward or p in backward]
+            if not steps:
+                continue
+            reached = {to for _, to in steps}
+            start = next((frm for frm, _ in steps if frm not in reached), steps[0][0])
+            out.setdefault(item.node, (derivation_words(closure.property),
+                                       executor.label(start)))
+    return out
 
 
 def _specific(plan: ExactPlan, target: Anchor | int) -> bool:

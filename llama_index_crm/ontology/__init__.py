@@ -7,6 +7,7 @@ Everything is read from ``config/`` (built by ``scripts/build_ontology.py``); st
 from __future__ import annotations
 
 from .config_dir import CONFIG_ENV_VAR, ConfigNotFoundError, find_config_dir
+from .direct import derivation_words, split_path, widening_properties
 from .fr import FRPath, FundamentalRelationship, Step, frs_from_json, step_from_json
 from .namespaces import (
     CRM,
@@ -60,8 +61,11 @@ __all__ = [
     "PropertyInfo",
     "Step",
     "VocabularyNamespace",
+    "derivation_words",
     "find_config_dir",
     "frs_from_json",
     "humanize",
+    "split_path",
     "step_from_json",
+    "widening_properties",
 ]

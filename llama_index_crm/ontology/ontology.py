@@ -26,6 +26,7 @@ from types import MappingProxyType
 from typing import Any
 
 from .config_dir import find_config_dir
+from .direct import direct_relationship
 from .fr import FundamentalRelationship, Step, frs_from_json, step_from_json
 from .hierarchy import ancestor_closure, invert_closure
 from .namespaces import CRM, CRMDIG, CRMSCI, FRBROO, SKOS, VIR
@@ -126,6 +127,7 @@ class Ontology:
             n: float(w) for n, w in weights.get("properties", {}).items()}
         self._frs = frs_from_json(relationships)
         self._frs_by_id = {fr.id: fr for fr in self._frs}
+        self._direct = tuple(direct_relationship(fr) for fr in self._frs)
         self._frs_by_domain = {c: tuple(fr for fr in self._frs if fr.domain == c)
                                for c in CATEGORIES}
         self._rules: Mapping[str, Any] = MappingProxyType(dict(relationships.get("rules", {})))
@@ -304,6 +306,11 @@ class Ontology:
     def fundamental_relationships(self) -> tuple[FundamentalRelationship, ...]:
         """All TR-429 relationships in file order."""
         return self._frs
+
+    def direct_relationships(self) -> tuple[FundamentalRelationship, ...]:
+        """Every relationship with the core of its paths only (same ids, same order): what
+        reaches its *direct* targets (:mod:`llama_index_crm.ontology.direct`)."""
+        return self._direct
 
     def fundamental_relationship(self, fr_id: str) -> FundamentalRelationship:
         """One relationship by id.

@@ -229,7 +229,7 @@ class FRQueryCompiler:
             category = ontology.class_category(iri)
             if category:
                 self._class_category[iri] = category
-        self._queries: dict[tuple[str, str], list[FRQuery]] = {}
+        self._queries: dict[tuple[str, str, bool], list[FRQuery]] = {}
 
     # -- terms -----------------------------------------------------------------------------
     def property_forms(self, prop: str) -> list[str]:
@@ -396,17 +396,21 @@ class FRQueryCompiler:
                 out.extend(self._render(a, end, bind) for a in self.path(path.steps))
         return out
 
-    def queries(self, category: str, granularity: Granularity = "fr") -> list[FRQuery]:
+    def queries(self, category: str, granularity: Granularity = "fr",
+                direct: bool = False) -> list[FRQuery]:
         """The queries of every FR whose domain is ``category`` (cached).
 
         Args:
             category: the start entities' fundamental category.
             granularity: one query per path, per FR or per category.
+            direct: the cores of the FR paths only (:meth:`Ontology.direct_relationships`).
         """
-        key = (category, granularity)
+        key = (category, granularity, direct)
         if key in self._queries:
             return self._queries[key]
-        frs = [fr for fr in self.ontology.fundamental_relationships() if fr.domain == category]
+        every = (self.ontology.direct_relationships() if direct
+                 else self.ontology.fundamental_relationships())
+        frs = [fr for fr in every if fr.domain == category]
         groups: list[tuple[list[str], list[str]]] = []
         if granularity == "category":
             ids = [fr.id for fr in frs]
@@ -451,6 +455,7 @@ def fr_matches(
     granularity: Granularity = "fr",
     drop_specialised: bool = True,
     rejected: dict[str, str] | None = None,
+    direct: bool = False,
 ) -> dict[str, dict[str, set[str]]]:
     """The FR targets of a batch of entities of one category, by SPARQL.
 
@@ -470,6 +475,8 @@ def fr_matches(
         rejected: FR id → why the server rejected its query. When given, such FRs are not
             asked about, and a query the server rejects (an HTTP 400 or 5xx answer) adds its
             FRs here instead of raising, so that the caller walks them.
+        direct: the direct targets only (the cores of the FR paths: no membership, part
+            or falls-within widening; :mod:`llama_index_crm.ontology.direct`).
 
     Returns:
         entity → FR id → target nodes (IRIs, or ``_:`` blank nodes as the source names them).
@@ -484,7 +491,7 @@ def fr_matches(
     if not iris:
         return found
     values = "VALUES ?start { " + " ".join(f"<{iri}>" for iri in iris) + " }"
-    for query in compiler.queries(category, granularity):
+    for query in compiler.queries(category, granularity, direct):
         if rejected is not None and all(fr_id in rejected for fr_id in query.fr_ids):
             continue
         text = query.text.replace("{values}", values)

@@ -16,8 +16,10 @@ from llama_index_crm.errors import IndexFormatError
 from llama_index_crm.ontology import find_config_dir
 
 MANIFEST = "manifest.json"
-FORMAT = "llama-index-crm/3"
-"""Folder format: 3 added ``names.parquet`` (the name table of the exact-answer layer)."""
+FORMAT = "llama-index-crm/4"
+"""Folder format: 3 added ``names.parquet`` (the name table of the exact-answer layer); 4
+added ``direct``, ``widened_by`` and ``via`` to ``fr_edges.parquet``, and documents list
+derived FR targets apart from direct ones."""
 
 
 def config_hash() -> str:
