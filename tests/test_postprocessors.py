@@ -197,6 +197,16 @@ def test_connectivity_is_clipped_so_many_weak_links_cannot_outweigh_relevance() 
     assert objective == pytest.approx([0.5, 0.45, 0.5 * 0.55 + 0.5 * 0.8])
 
 
+def test_the_first_pick_is_the_most_relevant_whatever_its_boost_or_penalty() -> None:
+    """The best retrieval hit leads even when a boosted target (0.95 + 0.10) or its own hub
+    penalty (1.0 − 0.15) would put another candidate's objective above it."""
+    relevance = np.array([1.0, 0.95])
+    for adjust in (np.array([0.0, 0.10]), np.array([-0.15, 0.0])):
+        order, _ = greedy_select(relevance, np.zeros((2, 2)), k=2, alpha=1.0, lam=0.0,
+                                 adjust=adjust)
+        assert order == [0, 1]
+
+
 @pytest.mark.parametrize("worse_first", [True, False])
 def test_a_document_listed_twice_keeps_its_best_score(worse_first: bool) -> None:
     """A follow-up's two passes can bring the same document twice: it counts once, with
