@@ -5,6 +5,7 @@ built once per session for the query-side tests that only read it."""
 from __future__ import annotations
 
 import http.server
+import os
 import threading
 import urllib.error
 import urllib.parse
@@ -67,11 +68,18 @@ def serve_graph(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[
         yield serve
 
 
+TEST_CACHE_ENV_VAR = "CRM_TEST_EMBED_CACHE"
+"""An embedding cache the demo index may reuse across sessions (``benchmarks/mutation.py``
+sets it: one pytest session per mutant); by default every session embeds afresh."""
+
+
 @pytest.fixture(scope="session")
 def demo_index(tmp_path_factory: pytest.TempPathFactory) -> CrmGraphIndex:
     """The Troodos demo graph built (and embedded) once; tests must not modify it."""
+    cache = os.environ.get(TEST_CACHE_ENV_VAR)
     return CrmGraphIndex.build([str(DEMO_GRAPH)], tmp_path_factory.mktemp("demo") / "troodos",
-                               cache_dir=tmp_path_factory.mktemp("demo-cache"))
+                               cache_dir=Path(cache) if cache else
+                               tmp_path_factory.mktemp("demo-cache"))
 
 
 @contextmanager

@@ -227,6 +227,18 @@ def test_superlative_and_group_over_the_whole_graph(exact: ExactAnswerer) -> Non
     assert len({i.node for g in groups.result.groups for i in g.items}) == groups.total
 
 
+def test_the_n_most_common_keeps_the_nth_group(exact: ExactAnswerer) -> None:
+    """Groups down to the n-th one's size are kept (with any tied with it); "church", the
+    type nearly all share, is left out and said so."""
+    found = ask(exact, "what are the four most common types of church")
+    assert found.result is not None
+    assert [(g.key, len(g.items)) for g in found.result.groups] == [
+        ("church with a steep-pitched timber roof", 8), ("single-aisled church", 4),
+        ("monastery katholikon", 2), ("cross-in-square church with dome", 1)]
+    three = ask(exact, "what are the three most common types of church")
+    assert three.result is not None and len(three.result.groups) == 3
+
+
 def test_describe_an_actor(exact: ExactAnswerer) -> None:
     answer = ask(exact, "tell me about nikephoros ischyrios")
     assert answer.text.startswith("Nikephoros Ischyrios (donor; magistros")

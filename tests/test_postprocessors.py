@@ -184,6 +184,43 @@ def test_redundancy_pushes_a_near_duplicate_down() -> None:
                          embeddings=vectors)[0] == [0, 2, 1]
 
 
+def test_connectivity_is_clipped_so_many_weak_links_cannot_outweigh_relevance() -> None:
+    """Candidate 2 (relevance 0) is linked at 0.8 to both picks; candidate 3 (relevance 0.55)
+    at 0.2 and 0.6. Clipped to 1, 2's summed links (1.6) lose to 3's relevance and links;
+    unclipped they would win."""
+    relevance = np.array([1.0, 0.9, 0.0, 0.55])
+    links = np.zeros((4, 4))
+    for a, b, w in ((0, 2, 0.8), (1, 2, 0.8), (0, 3, 0.2), (1, 3, 0.6)):
+        links[a, b] = links[b, a] = w
+    order, objective = greedy_select(relevance, links, k=3, alpha=0.5, lam=0.0)
+    assert order == [0, 1, 3]
+    assert objective == pytest.approx([0.5, 0.45, 0.5 * 0.55 + 0.5 * 0.8])
+
+
+def test_the_first_pick_is_the_most_relevant_whatever_its_boost_or_penalty() -> None:
+    """The best retrieval hit leads even when a boosted target (0.95 + 0.10) or its own hub
+    penalty (1.0 − 0.15) would put another candidate's objective above it."""
+    relevance = np.array([1.0, 0.95])
+    for adjust in (np.array([0.0, 0.10]), np.array([-0.15, 0.0])):
+        order, _ = greedy_select(relevance, np.zeros((2, 2)), k=2, alpha=1.0, lam=0.0,
+                                 adjust=adjust)
+        assert order == [0, 1]
+
+
+@pytest.mark.parametrize("worse_first", [True, False])
+def test_a_document_listed_twice_keeps_its_best_score(worse_first: bool) -> None:
+    """A follow-up's two passes can bring the same document twice: it counts once, with
+    the better of its scores."""
+    store = TripleStore.from_triples(_triples())
+    worse = _node("other", 0.05)
+    pool = [worse, *_pool()] if worse_first else [*_pool(), worse]
+    coherent = CoherentSubgraphPostprocessor.from_components(store, top_n=3, alpha=1.0)
+    found = coherent.trace(pool)
+    assert {n.node.node_id: n.score for n in found.pool}[EX + "other"] == 0.9
+    assert len(found.pool) == 4
+    assert _ids(coherent.postprocess_nodes(pool, query_str="q")) == ["work", "other", "artist"]
+
+
 def test_vectors_from_a_mapping_and_an_empty_pool() -> None:
     store = TripleStore.from_triples(_triples())
     vectors = {EX + "work": np.array([1.0, 0.0]), EX + "other": np.array([1.0, 0.0]),

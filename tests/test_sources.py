@@ -306,6 +306,7 @@ def test_parse_tsv_terms() -> None:
     assert parse_tsv_term("_:b1") == "_:b1"
     assert parse_tsv_term('"x\\ty\\"z\\\\\\u00e9"@en') == Literal('x\ty"z\\é', "en", None)
     assert parse_tsv_term('"plain"') == Literal("plain")
+    assert parse_tsv_term('"one\\ntwo\\r\\nthree\\b\\f"') == Literal("one\ntwo\r\nthree\b\f")
     xs = "http://www.w3.org/2001/XMLSchema#string"
     assert parse_tsv_term(f'"s"^^<{xs}>') == Literal("s")
     assert parse_tsv_term("-12") == Literal("-12", None, XSD + "integer")
@@ -365,6 +366,25 @@ def test_endpoint_matches_file_source(
             assert endpoint.fetch(["_:b0"]) == []  # blank nodes are not expanded
     g2 = SparqlEndpointSource(serve_graph(graph_trig), default_graph=EX + "g2")
     assert g2.entities() == [EX + "asinou", EX + "church"]
+
+
+def test_endpoint_keeps_line_breaks_in_literals(serve_graph: Callable[[Path], str],
+                                                tmp_path: Path) -> None:
+    """Notes run over several lines (YCBA's do); the endpoint's TSV escapes the breaks and
+    they must come back as breaks, as the file source reads them."""
+    path = tmp_path / "notes.ttl"
+    path.write_text(f"""
+        @prefix crm: <{CRM}> .
+        <{EX}asinou> a crm:E22_Human-Made_Object ;
+            crm:P3_has_note \"\"\"Founded in 1105.
+        Painted again\tin the 14th century.\"\"\"@en .
+    """, encoding="utf-8")
+    with RdfFileSource([path]) as files, SparqlEndpointSource(serve_graph(path)) as endpoint:
+        from_files = files.fetch([EX + "asinou"])
+        from_endpoint = endpoint.fetch([EX + "asinou"])
+    note = Literal("Founded in 1105.\n        Painted again\tin the 14th century.", "en", None)
+    assert Triple(EX + "asinou", CRM + "P3_has_note", note) in from_endpoint
+    assert set(from_endpoint) == set(from_files)
 
 
 @requires_shared

@@ -223,6 +223,22 @@ def test_labels(tmp_path: Path) -> None:
     assert store.label('"1192"^^<http://www.w3.org/2001/XMLSchema#gYear>') == "1192"
 
 
+def test_ids_labelled_finds_nodes_never_literals(tmp_path: Path) -> None:
+    """On the demo graph "Asinou" labels the place and is also a literal (its rdfs:label,
+    stored with itself as label): only the place is a node a question can name."""
+    from llama_index_crm.build.folder import build_folder
+    from llama_index_crm.sources import RdfFileSource
+
+    demo = Path(__file__).resolve().parents[1] / "examples" / "data" / "troodos.ttl"
+    with RdfFileSource([demo]) as source:
+        build_folder(source, tmp_path / "index")
+    store = TripleStore.load(tmp_path / "index" / "triples.parquet")
+    place = "https://example.org/troodos/place/asinou"
+    assert store.label('"Asinou"@en') == "Asinou"  # the literal does carry the label
+    assert [store.term(int(i)) for i in store.ids_labelled("  asinou ")] == [place]
+    assert store.ids_labelled("no such name").size == 0
+
+
 def test_from_triples_matches_archive_and_to_parquet(tmp_path: Path) -> None:
     labels = {EX + "a": "Thing A"}
     loaded = TripleStore.load(write(tmp_path / "t.parquet", TINY, labels))

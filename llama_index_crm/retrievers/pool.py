@@ -48,8 +48,7 @@ class CandidatePoolRetriever(BaseRetriever):
         metadata_cap: at most this share of the pool for documents about documents.
         anchors: best hybrid hits whose FR neighbours join the pool.
         hybrid_weight: weight of the hybrid ranking in the pool fusion.
-        category_weight: weight of the category ranking (below the hybrid one: what the
-            question says directly leads; the category channel adds recall).
+        category_weight: weight of the category ranking.
         graph_weight: weight of the graph ranking.
         names_weight: weight of the entities the question names verbatim (they anchor
             the answer: the artist of "how many works by…", the place of "churches in…").
@@ -69,7 +68,7 @@ class CandidatePoolRetriever(BaseRetriever):
         metadata_cap: float = 0.25,
         anchors: int = 3,
         hybrid_weight: float = 1.0,
-        category_weight: float = 0.7,
+        category_weight: float = 1.0,
         graph_weight: float = 1.0,
         names_weight: float = 1.0,
         terms_weight: float = 1.0,

@@ -1,0 +1,283 @@
+"""Do the tests bite? Listed breakages of the core modules, applied one at a time.
+
+Each mutant replaces one exact piece of source text (which must occur exactly once) in a
+copy of the repository made in a temporary folder, then runs the tests related to it there
+(``pytest -x -q``) with the copy first on ``PYTHONPATH``; the working tree is never edited.
+A mutant is *killed* when the tests fail, *survived* when they pass. The first run, with no
+mutant, must pass, and must import the package from the copy.
+
+The mutants are the breakages of issue 12 (the table of what the suite let through) and a
+few more in the same modules and in the exact-answer layer (``llama_index_crm/exact/``).
+
+Usage::
+
+    python benchmarks/mutation.py                 # every mutant → results/mutation.json
+    python benchmarks/mutation.py --only rrf-     # those whose name starts with "rrf-"
+    python benchmarks/mutation.py --list          # the mutants and their tests
+
+Not part of ``make test``: every mutant runs its tests in a new pytest session (the demo
+index is built again each time), about 20–60 s a mutant on two shared cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+SKIPPED = frozenset({".venv", ".git", "__pycache__", ".mypy_cache", ".ruff_cache",
+                     ".pytest_cache", "results", "build", "dist", "notebooks"})
+"""Not copied: at the top of the repository, or anywhere for the caches."""
+TIMEOUT_S = 900
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One breakage: ``old`` replaced by ``new`` in ``path``; ``tests`` should catch it."""
+
+    name: str
+    path: str
+    old: str
+    new: str
+    tests: tuple[str, ...]
+    why: str
+    """What the breakage does (and, for the issue's mutants, its table row)."""
+
+
+ANSWER = "llama_index_crm/query/answer.py"
+EMBED = "llama_index_crm/embeddings.py"
+CHANNELS = "llama_index_crm/graph/channels.py"
+CHAINING = "llama_index_crm/build/chaining.py"
+COHERENT = "llama_index_crm/postprocessors/coherent.py"
+TRIPLES = "llama_index_crm/storage/triples.py"
+TERMS = "llama_index_crm/sources/_sparql_terms.py"
+EXECUTE = "llama_index_crm/exact/execute.py"
+ANSWERER = "llama_index_crm/exact/answerer.py"
+LINKING = "llama_index_crm/exact/linking.py"
+
+MUTANTS: tuple[Mutant, ...] = (
+    # ---- issue 12's table ---------------------------------------------------------------
+    Mutant("answer-no-category-filter", ANSWER,
+           "        if targets and info.category not in targets:\n            continue\n",
+           "", ("tests/test_answer.py",),
+           "table: _items drops the target-category filter"),
+    Mutant("answer-no-period-filter", ANSWER,
+           "            if not any(low <= y <= high for y in years_of(info.text)):\n"
+           "                continue\n", "            pass\n", ("tests/test_answer.py",),
+           "table: _items drops the period filter"),
+    Mutant("answer-no-cue-words", ANSWER,
+           "            score = overlap + 2 * cue - 0.3 * rank",
+           "            score = overlap - 0.3 * rank", ("tests/test_answer.py",),
+           "table: best_lines drops the cue-word scoring"),
+    Mutant("embed-cache-never-hits", EMBED,
+           "    cached = cache.get_many(name, keys) if cache else {}",
+           "    cached: dict[bytes, np.ndarray] = {}", ("tests/test_embeddings.py",),
+           "table: the embedding cache never hits"),
+    Mutant("rrf-weights-ignored", CHANNELS,
+           "        weight = weights.get(name, 1.0)\n", "        weight = 1.0\n",
+           ("tests/test_fusion.py",), "table: RRF ignores the channel weights"),
+    Mutant("rrf-zero-weight-kept", CHANNELS,
+           "        if weight == 0:\n            continue\n", "",
+           ("tests/test_fusion.py",), "table: RRF keeps the rows of zero-weight channels"),
+    Mutant("rrf-k-fixed", CHANNELS,
+           "            fused[row] = fused.get(row, 0.0) + weight / (k + rank)",
+           "            fused[row] = fused.get(row, 0.0) + weight / (60 + rank)",
+           ("tests/test_fusion.py",), "table: RRF fixes k = 60"),
+    Mutant("chain-poorest-neighbour", CHAINING,
+           "(size[n], best.uri) > (size[best.uri], n)",
+           "(size[n], best.uri) < (size[best.uri], n)", ("tests/test_chaining.py",),
+           "table: chaining into the poorest neighbour"),
+    Mutant("chain-no-hub-check", CHAINING,
+           "            if degree is not None and degree(n) > max_degree:\n"
+           "                continue\n", "", ("tests/test_chaining.py",),
+           "table: chaining drops the hub-degree check"),
+    Mutant("chain-no-removed-guard", CHAINING,
+           "if cand is None or n in removed or n == doc.uri:",
+           "if cand is None or n == doc.uri:", ("tests/test_chaining.py",),
+           "table: chaining drops the removed-node guard"),
+    Mutant("coherent-no-clip", COHERENT,
+           "(1.0 - alpha) * np.clip(conn, 0.0, 1.0)", "(1.0 - alpha) * conn",
+           ("tests/test_postprocessors.py",), "table: no connectivity clip"),
+    Mutant("coherent-worst-copy", COHERENT,
+           "if seen is None or (node.score or 0.0) > (seen.score or 0.0):",
+           "if seen is None or (node.score or 0.0) < (seen.score or 0.0):",
+           ("tests/test_postprocessors.py",), "table: the worst copy of a duplicate node"),
+    Mutant("triples-labelled-literals", TRIPLES,
+           "        return hits[~self.is_literal[hits]] if len(hits) else hits",
+           "        return hits", ("tests/test_storage.py",),
+           "table: ids_labelled returns literals"),
+    Mutant("names-short-words", CHANNELS,
+           " or (len(key) == 1 and len(key[0]) < 4)", "",
+           ("tests/test_fusion.py",), "table: the short-word name filter removed"),
+    Mutant("sparql-newline-escape", TERMS, '"n": "\\n"', '"n": "n"',
+           ("tests/test_sources.py",), "table: SPARQL TSV decodes \\n as n"),
+    # ---- more in the same modules ---------------------------------------------------------
+    Mutant("answer-no-type-filter", ANSWER, "    items = typed or items\n", "",
+           ("tests/test_answer.py",),
+           "a list ignores the type the question names (\"how many churches\")"),
+    Mutant("chain-richness-after-appending", CHAINING, "        removed.add(doc.uri)\n",
+           "        removed.add(doc.uri)\n        size[best.uri] = len(best.text)\n",
+           ("tests/test_chaining.py",), "richness read after documents were appended"),
+    Mutant("chain-keep-ignored", CHAINING,
+           "if len(d.text) < threshold and d.category not in keep",
+           "if len(d.text) < threshold", ("tests/test_chaining.py",),
+           "people, places and events chained away"),
+    Mutant("names-no-parenthesis-variant", CHANNELS,
+           "variants = {v for n in entity_names for v in (n, _PARENTHESES.sub(\" \", n))}",
+           "variants = set(entity_names)", ("tests/test_fusion.py", "tests/test_query.py"),
+           "a name is not known without its parenthesised qualifier"),
+    Mutant("embed-text-cut-mid-line", EMBED,
+           "    cut = text.rfind(\"\\n\", 0, max_chars)\n", "    cut = max_chars\n",
+           ("tests/test_embeddings.py", EMBED), "the embedded head cut inside a line"),
+    Mutant("triples-self-loop-twice", TRIPLES,
+           " - int(np.count_nonzero(out_o == term_id))", "",
+           ("tests/test_storage.py", TRIPLES), "degree counts a self-loop twice"),
+    Mutant("coherent-first-pick-boosted", COHERENT,
+           "    pick = int(np.argmax(relevance))\n", "    pick = int(np.argmax(base))\n",
+           ("tests/test_postprocessors.py",),
+           "the first pick is the boosted one, not the most relevant"),
+    Mutant("exact-century-as-decade", EXECUTE,
+           "    if high - low >= LONG_PERIOD:\n        return low <= span[0] <= high\n", "",
+           ("tests/test_exact.py", EXECUTE), "exact: a date must lie wholly in a century"),
+    Mutant("exact-superlative-reversed", EXECUTE,
+           "key=lambda i: (-key[i] if plan.descending else key[i],",
+           "key=lambda i: (key[i] if plan.descending else -key[i],",
+           ("tests/test_exact.py",), "exact: superlatives pick the other end"),
+    Mutant("exact-exclusion-ignored", EXECUTE, "if k and n not in excluded}", "if k}",
+           ("tests/test_exact.py",), "exact: \"aside from X\" keeps X"),
+    Mutant("exact-group-ties-dropped", EXECUTE, "if len(g.items) >= cut]",
+           "if len(g.items) > cut]", ("tests/test_exact.py",),
+           "exact: a group tied at the cut is dropped"),
+    Mutant("exact-ambiguity-guessed", ANSWERER,
+           "                if parsed.ambiguous:\n"
+           "                    return self._ambiguous(parsed.ambiguous)\n", "",
+           ("tests/test_exact.py",), "exact: an ambiguous name is not reported as such"),
+    Mutant("exact-misspellings-unbounded", LINKING,
+           "    return 0 if len(word) < 5 else 1 if len(word) < 9 else 2\n",
+           "    return 2\n", ("tests/test_exact.py",),
+           "exact: short words may be misspelt by two letters"),
+)
+
+
+def copy_repo(into: Path) -> Path:
+    """A copy of the repository (sources, tests, config, examples) under ``into``."""
+    target = into / "repo"
+
+    def skip(folder: str, names: list[str]) -> set[str]:
+        top = Path(folder) == ROOT
+        return {n for n in names if n.endswith((".egg-info", "_cache", "__pycache__"))
+                or (top and n in SKIPPED)}
+
+    shutil.copytree(ROOT, target, ignore=skip)
+    return target
+
+
+def environment(repo: Path) -> dict[str, str]:
+    """The environment of a test run in ``repo``: its package first, offline, testing."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(repo), env.get("PYTHONPATH", "")]).rstrip(
+        os.pathsep)
+    env.update(IS_TESTING="1", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
+               PYTHONDONTWRITEBYTECODE="1",
+               # the demo index's vectors, cached across runs (tests/conftest.py)
+               CRM_TEST_EMBED_CACHE=str(repo.parent / "embedding-cache"))
+    return env
+
+
+def run_tests(repo: Path, tests: Sequence[str], timeout: float) -> dict[str, Any]:
+    """``pytest -x -q`` on ``tests`` inside ``repo``: return code, seconds, last line."""
+    started = time.perf_counter()
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
+               *tests]
+    try:
+        proc = subprocess.run(command, cwd=repo, env=environment(repo), capture_output=True,
+                              text=True, timeout=timeout)
+        code, out = proc.returncode, proc.stdout + proc.stderr
+    except subprocess.TimeoutExpired:
+        code, out = -1, f"timeout after {timeout:.0f} s"
+    lines = [line for line in str(out).splitlines() if line.strip()]
+    failed = [line.split(" - ")[0] for line in lines if line.startswith(("FAILED", "ERROR"))]
+    return {"returncode": code, "seconds": round(time.perf_counter() - started, 1),
+            "last_line": lines[-1] if lines else "", "failed": failed[:3]}
+
+
+def apply(repo: Path, mutant: Mutant) -> str:
+    """Apply ``mutant`` to the copy; return the original text of the file."""
+    path = repo / mutant.path
+    original = path.read_text(encoding="utf-8")
+    found = original.count(mutant.old)
+    if found != 1:
+        raise SystemExit(f"{mutant.name}: the text to replace occurs {found} times in "
+                         f"{mutant.path} (expected once); update the mutant")
+    path.write_text(original.replace(mutant.old, mutant.new), encoding="utf-8")
+    return original
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", default="", help="run the mutants whose name starts so "
+                        "(comma-separated prefixes)")
+    parser.add_argument("--list", action="store_true", help="list the mutants and exit")
+    parser.add_argument("--timeout", type=float, default=TIMEOUT_S,
+                        help="seconds per test run")
+    parser.add_argument("--output", type=Path, default=None,
+                        help="JSON report (default: results/mutation.json for a full run)")
+    args = parser.parse_args(argv)
+    prefixes = [p for p in args.only.split(",") if p]
+    chosen = [m for m in MUTANTS if not prefixes or m.name.startswith(tuple(prefixes))]
+    if args.list:
+        for m in chosen:
+            print(f"{m.name:32} {m.path:45} {' '.join(m.tests)}\n{'':32} {m.why}")
+        return 0
+    output = args.output or (RESULTS / "mutation.json" if not prefixes else None)
+    tests = sorted({t for m in chosen for t in m.tests})
+    report: dict[str, Any] = {"command": "python benchmarks/mutation.py" +
+                              (f" --only {args.only}" if prefixes else ""), "mutants": []}
+    with tempfile.TemporaryDirectory(prefix="crm-mutation-") as tmp:
+        repo = copy_repo(Path(tmp))
+        probe = subprocess.run(
+            [sys.executable, "-c", "import llama_index_crm; print(llama_index_crm.__file__)"],
+            cwd=repo, env=environment(repo), capture_output=True, text=True, check=True)
+        if not probe.stdout.strip().startswith(str(repo)):
+            raise SystemExit(f"the copy's package is not the one imported: {probe.stdout}")
+        print(f"baseline: {' '.join(tests)} ...", file=sys.stderr, flush=True)
+        baseline = run_tests(repo, tests, args.timeout)
+        report["baseline"] = baseline
+        if baseline["returncode"] != 0:
+            print(f"the tests fail without any mutant: {baseline}", file=sys.stderr)
+            return 2
+        for m in chosen:
+            original = apply(repo, m)
+            try:
+                result = run_tests(repo, m.tests, args.timeout)
+            finally:
+                (repo / m.path).write_text(original, encoding="utf-8")
+            result["status"] = "survived" if result["returncode"] == 0 else "killed"
+            report["mutants"].append({**asdict(m), **result})
+            print(f"{result['status']:8} {m.name:32} {result['seconds']:6.1f} s  "
+                  f"{(result['failed'] or [result['last_line']])[0]}", flush=True)
+    killed = sum(m["status"] == "killed" for m in report["mutants"])
+    total = len(report["mutants"])
+    report["score"] = {"killed": killed, "total": total,
+                       "ratio": round(killed / total, 3) if total else None}
+    report["survived"] = [m["name"] for m in report["mutants"] if m["status"] == "survived"]
+    print(f"\nmutation score: {killed}/{total}; survived: {report['survived'] or 'none'}")
+    if output is not None:
+        output.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
