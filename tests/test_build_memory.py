@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -82,10 +83,16 @@ class _Failing:
     def describe(self) -> str:
         return "failing source"
 
-    def fetch(self, nodes: list[str], *, incoming: bool = True) -> list[Triple]:
+    def entities(self) -> list[str]:
+        return []
+
+    def fetch(self, nodes: Sequence[str], *, incoming: bool = True) -> list[Triple]:
         if "http://ex/bad" in nodes:
             raise SourceError("the graph went away")
         return [Triple(n, "http://ex/p", "http://ex/o") for n in nodes]
+
+    def close(self) -> None:
+        pass
 
 
 def test_a_served_source_error_reaches_the_worker_as_it_is() -> None:
