@@ -49,6 +49,7 @@ from llama_index_crm.build.folder import (
     work_dir_for,
     write_manifest,
 )
+from llama_index_crm.build.memory import release_freed_memory
 from llama_index_crm.embeddings import (
     EMBED_CHARS,
     EmbeddingCache,
@@ -156,12 +157,18 @@ class CrmGraphIndex(GraphData):
         finally:
             if own_source:
                 src.close()
+        doc_ids = [d.uri for d in docs]
+        texts = [embedding_text(n.get_content(metadata_mode=MetadataMode.EMBED), embed_chars)
+                 for n in map(docstore.get_document, doc_ids) if n]
+        # the parts that need the triples, before the embedding: the triple store is freed
+        write_names(docstore.triples, work)
+        offsets, targets = fr_link_arrays(docstore.triples, pq.read_table(work / FR_EDGES_FILE))
+        np.save(work / FR_OFFSETS, offsets)
+        np.save(work / FR_TARGETS, targets)
+        del docstore, offsets, targets
+        release_freed_memory()
         # loaded once the build workers are gone: the model is not resident beside them
         model = load_embed_model(embed_model)
-        doc_ids = [d.uri for d in docs]
-        nodes = [docstore.get_document(d) for d in doc_ids]
-        texts = [embedding_text(n.get_content(metadata_mode=MetadataMode.EMBED), embed_chars)
-                 for n in nodes if n]
         started = time.perf_counter()
         cache = EmbeddingCache(cache_dir)
         done = [0]
@@ -187,10 +194,6 @@ class CrmGraphIndex(GraphData):
         )
         write_search_parts(work, doc_ids, vectors, index, bm25, settings, statistics)
         DocMeta.from_documents(docs).write(work / DOC_META, doc_ids)
-        write_names(docstore.triples, work)
-        offsets, targets = fr_link_arrays(docstore.triples, pq.read_table(work / FR_EDGES_FILE))
-        np.save(work / FR_OFFSETS, offsets)
-        np.save(work / FR_TARGETS, targets)
         manifest = write_manifest(work, description, stats, {
             "embedding": {"model": model_id(model), "model_name": model.model_name,
                           "embed_chars": embed_chars,

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import gc
 import os
 import resource
 import sys
@@ -163,8 +164,9 @@ def release_freed_memory() -> None:
     """Hand memory that Python freed back to the system (glibc keeps it otherwise).
 
     Called between build phases so that a phase's garbage does not stay resident under
-    the next one; a no-op where ``malloc_trim`` does not exist.
+    the next one (unreachable cycles are collected first); ``malloc_trim`` where it exists.
     """
+    gc.collect()
     if not sys.platform.startswith("linux"):
         return
     name = ctypes.util.find_library("c")
