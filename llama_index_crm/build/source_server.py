@@ -31,6 +31,7 @@ import functools
 import logging
 import multiprocessing
 import threading
+import time
 from collections.abc import Callable, Sequence
 from multiprocessing.connection import Client, Connection, Listener
 from types import TracebackType
@@ -71,6 +72,8 @@ class SourceServer:
         self._connections: list[Connection] = []
         self.requests = 0
         """Calls answered so far (all workers)."""
+        self.busy_seconds = 0.0
+        """Time spent answering them (summed over the workers' threads)."""
 
     def start(self) -> SourceServer:
         """Listen on a fresh local socket; returns ``self``."""
@@ -111,6 +114,7 @@ class SourceServer:
                     call, args, kwargs = conn.recv()
                 except (EOFError, OSError):
                     return
+                started = time.perf_counter()
                 try:
                     if call not in _CALLS:
                         raise SourceError(f"unknown source call {call!r}")
@@ -120,6 +124,7 @@ class SourceServer:
                 except Exception as exc:  # noqa: BLE001 - said in the worker, not lost here
                     answer = ("error", SourceError(f"{self.source.describe()}: {exc!r}"))
                 self.requests += 1
+                self.busy_seconds += time.perf_counter() - started
                 try:
                     conn.send(answer)
                 except (OSError, EOFError):
@@ -130,6 +135,8 @@ class SourceServer:
         listener, self._listener = self._listener, None
         if listener is not None:
             listener.close()
+            logger.info("Served %d source calls to the build workers in %.1f s",
+                        self.requests, self.busy_seconds)
         for conn in self._connections:
             conn.close()
         self._connections.clear()
