@@ -811,7 +811,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             shutil.rmtree(work, ignore_errors=True)
 
     targets = evaluate_targets(figures)
-    codes = sorted({f.code for f in figures})
+    codes = sorted({f.code for f in figures if not f.code.startswith("baseline ")})
     print()
     print(format_table(figures))
     if len(codes) > 1:
@@ -826,6 +826,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "machine": machine,
         "total_seconds": round(time.perf_counter() - started, 1),
         "code_fingerprints": codes,
+        "baseline": str(args.baseline) if args.baseline else None,
         "notes": {
             "seconds": "build time reported by crm-rag build (source read to folder renamed); "
                        "rates are per build second; wall_seconds adds interpreter start",
