@@ -11,6 +11,9 @@ its peak memory and the memory of its worker processes are its own:
   (``ru_maxrss`` of ``wait4``, workers included). The ``oxigraph serve`` of an endpoint run
   is measured apart (its ``VmHWM``).
 
+``full2`` is ``files2`` built whole, embeddings included (cold, or warm with ``--cache``);
+``--baseline`` runs another checkout's CLI before each files variant, in the same session.
+
 Variants: ``files1`` and ``files2`` read the files in process with 1 or 2 worker processes;
 ``walk2`` is ``files2`` with ``--fr-paths walk`` (FR paths walked, not queried);
 ``endpoint2`` loads the same files into an Oxigraph database (``oxigraph load``, timed but
@@ -92,10 +95,20 @@ VARIANTS: dict[str, tuple[str, int, str]] = {
     "walk2": ("files", 2, "walk"),
     "endpoint2": ("endpoint", 2, "sparql"),
     "virtuoso2": ("virtuoso", 2, "auto"),
+    "full2": ("files", 2, "sparql"),
 }
 """Variant name → (source kind, worker processes, ``--fr-paths``). ``walk2`` is ``files2``
 with the FR paths walked instead of queried: the issue's "measure both and keep the faster".
 ``virtuoso2`` leaves the choice to the server's profile (the walk on Virtuoso)."""
+EMBEDDED = frozenset({"full2"})
+"""Variants built whole, embeddings included (no ``--no-embed``): the issue-13 memory and
+wall targets. Their embedding cache is ``--cache`` (warm) or a fresh empty folder (cold)."""
+TARGET_FULL_RSS_MB = {"ycba": 1024.0, "nmwa": 1024.0, "npg": 2560.0}
+"""Peak memory of the process tree of a full build (issue 13)."""
+TARGET_FULL_SECONDS = {"ycba": 60.0, "nmwa": 180.0, "npg": 1200.0}
+"""Wall time of a full build (issue 13)."""
+BASE_SUFFIX = "@base"
+"""Marks the runs of the ``--baseline`` CLI (the code before a change), same session."""
 VIRTUOSO_GRAPH = "https://llama-index-crm.example/benchmark"
 """The named graph the files are loaded into on Virtuoso, and the build's ``--graph``."""
 VIRTUOSO_BUFFERS = 170_000
@@ -225,7 +238,7 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 
 
 def measure(cmd: Sequence[str], timeout_s: float, log_dir: Path, name: str,
-            helper_pid: int | None = None) -> RunResult:
+            helper_pid: int | None = None, env: dict[str, str] | None = None) -> RunResult:
     """Run ``cmd`` in a new session; time it, sample its memory, stop it at ``timeout_s``.
 
     ``background_cores`` is the CPU other processes used meanwhile (not the run, this
@@ -237,7 +250,7 @@ def measure(cmd: Sequence[str], timeout_s: float, log_dir: Path, name: str,
         helper = _process_cpu_seconds(helper_pid) if helper_pid else 0.0
         started = time.perf_counter()
         proc = subprocess.Popen(list(cmd), stdout=out, stderr=err, start_new_session=True,
-                                cwd=ROOT)
+                                cwd=ROOT, env=env)
         peak = 0
         timed_out = False
         try:
@@ -332,23 +345,34 @@ def _tail(text: str) -> list[str]:
 
 
 def run_build(dataset: Dataset, variant: str, out: Path, log_dir: Path, idle_wait_s: float,
-              server: LocalServer | None = None) -> BuildFigures:
+              server: LocalServer | None = None, baseline: Path | None = None,
+              cache: Path | None = None) -> BuildFigures:
     """``crm-rag build`` of ``dataset`` into ``out`` in a fresh process, measured.
 
     Waits first (at most ``idle_wait_s``) for other processes to leave the CPU alone.
+    ``baseline`` is another checkout's ``crm-rag`` (its own virtual environment), run
+    instead of this one's: the figures of the variant are then ``variant@base``. A full
+    build (:data:`EMBEDDED`) reads and fills the embedding cache ``cache``, or a fresh one.
     """
     endpoint = server.url if server else None
-    kind, workers, fr_paths = VARIANTS[variant]
-    cmd = [sys.executable, "-m", "llama_index_crm.cli", "-v", "build"]
+    name = variant.removesuffix(BASE_SUFFIX)
+    kind, workers, fr_paths = VARIANTS[name]
+    cmd = ([str(baseline)] if baseline else
+           [sys.executable, "-m", "llama_index_crm.cli"]) + ["-v", "build"]
     cmd += ["--endpoint", endpoint] if endpoint else [str(p) for p in dataset.files]
     if isinstance(server, VirtuosoServer):
         cmd += ["--graph", server.graph]
-    cmd += ["--out", str(out), "--workers", str(workers), "--no-embed", "--fr-paths", fr_paths]
+    cmd += ["--out", str(out), "--workers", str(workers), "--fr-paths", fr_paths]
+    env = dict(os.environ)
+    if name in EMBEDDED:
+        env["LLAMA_INDEX_CRM_CACHE"] = str(cache or Path(tempfile.mkdtemp(prefix="crm-cache-")))
+    else:
+        cmd.append("--no-embed")
     print(f"  {dataset.name:<5} {variant:<9} …", end="", flush=True)
     before = wait_until_idle(idle_wait_s) if idle_wait_s > 0 else background_cores()
-    code = code_fingerprint()
+    code = "baseline " + str(baseline) if baseline else code_fingerprint()
     run = measure(cmd, dataset.timeout_s, log_dir, f"{dataset.name}-{variant}",
-                  helper_pid=server.process.pid if server else None)
+                  helper_pid=server.process.pid if server else None, env=env)
     fig = BuildFigures(dataset.name, variant, workers, wall_seconds=run.wall_seconds, code=code,
                        peak_rss_mb=run.peak_tree_rss_mb,
                        max_process_rss_mb=run.max_process_rss_mb,
@@ -571,6 +595,36 @@ def evaluate_targets(results: list[BuildFigures]) -> list[dict[str, Any]]:
             "met": queried.seconds <= walked.seconds
             if queried.seconds >= MIN_RATIO_SECONDS else None,
         })
+    for fig in results:
+        name = fig.variant.removesuffix(BASE_SUFFIX)
+        if name not in EMBEDDED or fig.status != "ok" or fig.dataset not in TARGET_FULL_RSS_MB:
+            continue
+        targets.append({
+            "target": f"{fig.dataset} full build peak of the process tree "
+                      f"<= {TARGET_FULL_RSS_MB[fig.dataset]:,.0f} MB",
+            "variant": fig.variant, "measured": f"{fig.peak_rss_mb:,.0f} MB",
+            "met": fig.peak_rss_mb <= TARGET_FULL_RSS_MB[fig.dataset],
+        })
+        targets.append({
+            "target": f"{fig.dataset} full build < {TARGET_FULL_SECONDS[fig.dataset]:,.0f} s",
+            "variant": fig.variant, "measured": f"{fig.wall_seconds:,.1f} s wall",
+            "met": fig.wall_seconds < TARGET_FULL_SECONDS[fig.dataset],
+        })
+    for fig in results:
+        base = _fig(results, fig.dataset, fig.variant + BASE_SUFFIX)
+        if base is None or fig.status != "ok":
+            continue
+        targets.append({
+            "target": f"{fig.dataset} {fig.variant} against the baseline (reported)",
+            "variant": f"{fig.variant} / {base.variant}",
+            "measured": f"peak {fig.peak_rss_mb:,.0f} / {base.peak_rss_mb:,.0f} MB "
+                        f"({fig.peak_rss_mb / max(base.peak_rss_mb, 1e-9):.2f}x), wall "
+                        f"{fig.wall_seconds:,.1f} / {base.wall_seconds:,.1f} s "
+                        f"({fig.wall_seconds / max(base.wall_seconds, 1e-9):.2f}x), cpu "
+                        f"{fig.cpu_seconds:,.1f} / {base.cpu_seconds:,.1f} s",
+            "ratio": round(fig.peak_rss_mb / max(base.peak_rss_mb, 1e-9), 3),
+            "met": None,
+        })
     return targets
 
 
@@ -610,8 +664,10 @@ def _names(text: str, known: Sequence[str], what: str) -> list[str]:
 
 
 def benchmark_dataset(dataset: Dataset, variants: list[str], work: Path, binary: str | None,
-                      idle_wait_s: float) -> tuple[list[BuildFigures], dict[str, Any]]:
-    """Every variant of one dataset, then the comparison of their documents."""
+                      idle_wait_s: float, baseline: Path | None = None,
+                      cache: Path | None = None) -> tuple[list[BuildFigures], dict[str, Any]]:
+    """Every variant of one dataset (each after its ``baseline`` run, when one is given),
+    then the comparison of their documents."""
     figures: list[BuildFigures] = []
     outs: dict[str, Path] = {}
     log_dir = work / "logs"
@@ -620,7 +676,14 @@ def benchmark_dataset(dataset: Dataset, variants: list[str], work: Path, binary:
         out = work / dataset.name / variant
         kind = VARIANTS[variant][0]
         if kind == "files":
-            fig = run_build(dataset, variant, out, log_dir, idle_wait_s)
+            if baseline is not None:
+                base = variant + BASE_SUFFIX
+                fig = run_build(dataset, base, work / dataset.name / base, log_dir,
+                                idle_wait_s, baseline=baseline, cache=cache)
+                figures.append(fig)
+                if fig.status == "ok":
+                    outs[base] = work / dataset.name / base
+            fig = run_build(dataset, variant, out, log_dir, idle_wait_s, cache=cache)
         else:
             missing = _missing_server(kind, binary)
             if missing:
@@ -707,6 +770,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--idle-wait", type=float, default=120.0, metavar="S",
                         help="before each run, wait at most S seconds for other processes to "
                              f"use under {IDLE_BELOW_CORES} cores (0: do not wait)")
+    parser.add_argument("--baseline", type=Path, default=None, metavar="CRM_RAG",
+                        help="another checkout's crm-rag (e.g. /work/main/.venv/bin/crm-rag): "
+                             "each files variant runs with it first, as VARIANT@base")
+    parser.add_argument("--cache", type=Path, default=None, metavar="DIR",
+                        help="embedding cache of the full builds (warm); default: a fresh, "
+                             "empty one per run (cold)")
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, _terminate)
 
@@ -731,7 +800,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 skipped[name] = f"files not found under {where}"
                 print(f"  {name:<5} skipped: {skipped[name]}")
                 continue
-            figs, comps = benchmark_dataset(dataset, variants, work, binary, args.idle_wait)
+            figs, comps = benchmark_dataset(dataset, variants, work, binary, args.idle_wait,
+                                            args.baseline, args.cache)
             figures.extend(figs)
             comparisons[name] = comps
             if not args.keep:
@@ -741,7 +811,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             shutil.rmtree(work, ignore_errors=True)
 
     targets = evaluate_targets(figures)
-    codes = sorted({f.code for f in figures})
+    codes = sorted({f.code for f in figures if not f.code.startswith("baseline ")})
     print()
     print(format_table(figures))
     if len(codes) > 1:
@@ -756,6 +826,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "machine": machine,
         "total_seconds": round(time.perf_counter() - started, 1),
         "code_fingerprints": codes,
+        "baseline": str(args.baseline) if args.baseline else None,
         "notes": {
             "seconds": "build time reported by crm-rag build (source read to folder renamed); "
                        "rates are per build second; wall_seconds adds interpreter start",

@@ -25,6 +25,7 @@ from llama_index_crm.build.folder import (
     report_of,
     work_dir_for,
 )
+from llama_index_crm.build.memory import process_peak
 from llama_index_crm.errors import CrmError
 from llama_index_crm.query.memory import DEFAULT_HISTORY_TOKENS
 from llama_index_crm.sources import open_source
@@ -44,6 +45,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         print(f"Nothing to resume in {work_dir_for(out)}; building from the start.",
               file=sys.stderr)
     started = time.perf_counter()
+    process_peak()  # the peak memory of this process and its workers, sampled from now on
     source = open_source(args.sources, endpoint=args.endpoint, **source_options(args))
     bar = tqdm(total=None, unit="entities", desc="build", disable=args.quiet,
                dynamic_ncols=True)
@@ -69,6 +71,7 @@ def cmd_build(args: argparse.Namespace) -> int:
             _, stats = build_folder(
                 source, out, resume=args.resume, chunk_size=args.chunk_size,
                 workers=args.workers, on_chunk=on_chunk, fr_paths=args.fr_paths,
+                close_source=True,
             )
         else:
             from llama_index_crm.index import CrmGraphIndex
@@ -76,7 +79,7 @@ def cmd_build(args: argparse.Namespace) -> int:
             index = CrmGraphIndex.build(
                 source, out, embed_model=args.embed_model, resume=args.resume,
                 chunk_size=args.chunk_size, workers=args.workers, on_chunk=on_chunk,
-                on_embedded=on_embedded, fr_paths=args.fr_paths,
+                on_embedded=on_embedded, fr_paths=args.fr_paths, close_source=True,
             )
             stats = BuildStats(**index.manifest["stats"])
     finally:

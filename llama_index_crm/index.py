@@ -49,6 +49,7 @@ from llama_index_crm.build.folder import (
     work_dir_for,
     write_manifest,
 )
+from llama_index_crm.build.memory import release_freed_memory
 from llama_index_crm.embeddings import (
     EMBED_CHARS,
     EmbeddingCache,
@@ -117,6 +118,7 @@ class CrmGraphIndex(GraphData):
         on_chunk: Callable[[int, int], None] | None = None,
         on_embedded: Callable[[int, int], None] | None = None,
         fr_paths: FRPaths = DEFAULT_FR_PATHS,
+        close_source: bool | None = None,
     ) -> CrmGraphIndex:
         """Build the index of a graph into ``out_dir`` (atomically) and return it.
 
@@ -134,6 +136,8 @@ class CrmGraphIndex(GraphData):
             on_chunk: progress of the document build (done, total).
             on_embedded: progress of the embedding (done, total).
             fr_paths: how FR targets are found, ``"sparql"`` or ``"walk"`` (same documents).
+            close_source: close the source once its chunks are built, so that a parsed
+                graph is not held under the embedding (default: when it was opened here).
         """
         out = Path(out_dir).resolve()
         work = work_dir_for(out)
@@ -143,20 +147,28 @@ class CrmGraphIndex(GraphData):
         else:
             src = open_source([source] if isinstance(source, str) else list(source),
                               endpoint=endpoint)
-        model = load_embed_model(embed_model)
+        close = own_source if close_source is None else close_source
         try:
             docs, docstore, stats = build_structure(
                 src, work, resume=resume, chunk_size=chunk_size, workers=workers,
-                on_chunk=on_chunk, fr_paths=fr_paths,
+                on_chunk=on_chunk, fr_paths=fr_paths, close_source=close,
             )
             description = source_record(src)
         finally:
             if own_source:
                 src.close()
         doc_ids = [d.uri for d in docs]
-        nodes = [docstore.get_document(d) for d in doc_ids]
         texts = [embedding_text(n.get_content(metadata_mode=MetadataMode.EMBED), embed_chars)
-                 for n in nodes if n]
+                 for n in map(docstore.get_document, doc_ids) if n]
+        # the parts that need the triples, before the embedding: the triple store is freed
+        write_names(docstore.triples, work)
+        offsets, targets = fr_link_arrays(docstore.triples, pq.read_table(work / FR_EDGES_FILE))
+        np.save(work / FR_OFFSETS, offsets)
+        np.save(work / FR_TARGETS, targets)
+        del docstore, offsets, targets
+        release_freed_memory()
+        # loaded once the build workers are gone: the model is not resident beside them
+        model = load_embed_model(embed_model)
         started = time.perf_counter()
         cache = EmbeddingCache(cache_dir)
         done = [0]
@@ -182,10 +194,6 @@ class CrmGraphIndex(GraphData):
         )
         write_search_parts(work, doc_ids, vectors, index, bm25, settings, statistics)
         DocMeta.from_documents(docs).write(work / DOC_META, doc_ids)
-        write_names(docstore.triples, work)
-        offsets, targets = fr_link_arrays(docstore.triples, pq.read_table(work / FR_EDGES_FILE))
-        np.save(work / FR_OFFSETS, offsets)
-        np.save(work / FR_TARGETS, targets)
         manifest = write_manifest(work, description, stats, {
             "embedding": {"model": model_id(model), "model_name": model.model_name,
                           "embed_chars": embed_chars,

@@ -99,6 +99,7 @@ def test_a_worker_that_cannot_open_the_source_fails_the_build_with_its_error(
     graph = tmp_path / "g.ttl"
     shutil.copy(DEMO, graph)
     with RdfFileSource([graph]) as source:
+        source.in_process = False  # not served: workers open the files
         graph.unlink()  # the workers open the files again, and find none
         with pytest.raises(SourceError, match=r"RDF file not found: .*g\.ttl"):
             build_folder(source, tmp_path / "out", chunk_size=100, workers=2)

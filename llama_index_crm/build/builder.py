@@ -16,7 +16,6 @@ import json
 import logging
 import multiprocessing
 import os
-import resource
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -32,7 +31,9 @@ import pyarrow.parquet as pq
 from llama_index_crm.build.chaining import CHAIN_THRESHOLD, chain_thin_documents
 from llama_index_crm.build.documents import DocumentWriter, EntityDocument
 from llama_index_crm.build.labels import Labeller, local_words
+from llama_index_crm.build.memory import peak_rss_mb, process_peak
 from llama_index_crm.build.neighbourhood import Neighbourhood
+from llama_index_crm.build.source_server import SourceServer, serves_workers
 from llama_index_crm.build.traversal import FRWalker
 from llama_index_crm.errors import CrmError, EmptyGraphError, WorkerError
 from llama_index_crm.ontology import Ontology
@@ -257,13 +258,6 @@ def _warn_walked(rejected: Iterable[tuple[str, str]], warned: set[str]) -> None:
         logger.info("The server rejected the FR path queries of %s too; walked.", shown)
 
 
-def peak_rss_mb() -> float:
-    """Peak resident memory so far, in MB: this process plus its largest worker process."""
-    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return (own + workers) / 1024
-
-
 def default_workers() -> int:
     """Worker processes for a build: one per core, at most 4."""
     return max(1, min(4, os.cpu_count() or 1))
@@ -464,8 +458,9 @@ class DocumentBuilder:
 
         Args:
             resume: continue after the chunks already checkpointed in ``work_dir``.
-            workers: processes working on chunks at once (each opens the source again;
-                1 works in this process).
+            workers: processes working on chunks at once (1 works in this process). An
+                in-process source (RDF files) is served to them from this process, so
+                the graph is parsed and held once; an endpoint is opened again by each.
             on_chunk: called with (entities done, entities total) after each chunk.
         """
         start = time.perf_counter()
@@ -493,8 +488,15 @@ class DocumentBuilder:
         size = self.chunk_size
         todo = [i for i in range((len(entities) + size - 1) // size) if i not in done]
         chunks = [entities[i * size : (i + 1) * size] for i in todo]
-        factory = source_factory(self.source, workers) if workers > 1 and len(todo) > 1 \
-            else None
+        process_peak()  # sample this process and its workers from now on
+        server: SourceServer | None = None
+        factory: Callable[[], GraphSource] | None = None
+        if workers > 1 and len(todo) > 1:
+            if serves_workers(self.source):  # one parsed graph: the workers ask it
+                server = SourceServer(self.source).start()
+                factory = server.recipe()
+            else:
+                factory = source_factory(self.source, workers)
         if factory is not None:
             pool = ProcessPoolExecutor(
                 max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
@@ -530,6 +532,8 @@ class DocumentBuilder:
         finally:
             if pool is not None:
                 pool.shutdown(cancel_futures=True)
+            if server is not None:
+                server.close()
 
     def run_chunk(self, index: int, chunk: list[str]) -> tuple[int, _ChunkCounts]:
         """Build one chunk and checkpoint its documents and triples as Parquet parts."""

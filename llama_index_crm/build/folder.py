@@ -21,6 +21,7 @@ from llama_index_crm.build.builder import (
     FRPaths,
 )
 from llama_index_crm.build.documents import EntityDocument
+from llama_index_crm.build.memory import release_freed_memory
 from llama_index_crm.build.reader import to_document
 from llama_index_crm.errors import EmptyGraphError, SourceError
 from llama_index_crm.sources.base import GraphSource
@@ -94,11 +95,14 @@ def build_structure(
     workers: int = 1,
     on_chunk: Callable[[int, int], None] | None = None,
     fr_paths: FRPaths = DEFAULT_FR_PATHS,
+    close_source: bool = False,
 ) -> tuple[list[EntityDocument], CrmDocumentStore, BuildStats]:
     """Documents, triple archive and docstore of ``source``, written into ``work``.
 
     On failure ``work`` is removed when there is nothing to resume (an empty graph), and
     kept when the source failed after some chunks were checkpointed (``resume=True``).
+    With ``close_source`` the source is closed once every chunk is built, before the
+    triple merge: a parsed graph does not stay in memory under the merge and embedding.
     """
     if work.exists() and not resume:
         shutil.rmtree(work)
@@ -107,6 +111,9 @@ def build_structure(
     try:
         for _ in builder.run(resume=resume, workers=workers, on_chunk=on_chunk):
             pass
+        if close_source:
+            source.close()
+            release_freed_memory()
         docs = builder.finish()
     except EmptyGraphError:  # nothing to resume
         shutil.rmtree(work, ignore_errors=True)
@@ -155,6 +162,7 @@ def build_folder(
     workers: int = 1,
     on_chunk: Callable[[int, int], None] | None = None,
     fr_paths: FRPaths = DEFAULT_FR_PATHS,
+    close_source: bool = False,
 ) -> tuple[list[EntityDocument], BuildStats]:
     """Build ``source`` into ``out_dir`` atomically (see the module docstring).
 
@@ -166,7 +174,7 @@ def build_folder(
     work = work_dir_for(out_dir)
     docs, _, stats = build_structure(
         source, work, resume=resume, chunk_size=chunk_size, workers=workers, on_chunk=on_chunk,
-        fr_paths=fr_paths,
+        fr_paths=fr_paths, close_source=close_source,
     )
     write_manifest(work, source_record(source), stats)
     replace_folder(work, out_dir)

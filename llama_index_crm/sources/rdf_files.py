@@ -255,6 +255,10 @@ class RdfFileSource:
         (['http://ex/a'], [Triple(s='http://ex/a', p='http://ex/p', o=Literal(value='x', lang='en', datatype=None))])
     """  # noqa: E501
 
+    in_process = True
+    """The graph lives in this process: build workers ask it for their chunks
+    (:mod:`llama_index_crm.build.source_server`) instead of parsing the files again."""
+
     def __init__(self, paths: Sequence[str | Path], *, store_path: Path | None = None,
                  strict: bool = False, base_iri: str | None = None,
                  graphs: Sequence[str] | None = None) -> None:
