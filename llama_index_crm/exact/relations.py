@@ -46,7 +46,7 @@ def type_label_names(label: str, word: str) -> bool:
 
     >>> [type_label_names(x, "print") for x in ("intaglio print", "print of", "printer")]
     [True, False, False]
-    >>> [type_label_names(x, "photograph") for x in ("color photographs", "photographs of")]
+    >>> [type_label_names(x, "photograph") for x in ("color photographs", "photographs of birds")]
     [True, True]
     """
     return any(label == form or label.endswith(" " + form) or any(
