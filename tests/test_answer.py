@@ -63,7 +63,7 @@ def test_a_list_keeps_only_the_asked_period(retrieval: CrmQueryPipeline) -> None
      "(Komnenian style, wall-painting campaign, December 1192)"),
     # "where" looks at places, not at names
     ("Where is Panagia Podithou?",
-     "Panagia Podithou: Is/was located in (place): Cyprus (country); Galata (village)"),
+     "Panagia Podithou: Is/was located in (place): Galata (village) — within: Cyprus"),
 ])
 def test_cue_words_pick_the_line_that_answers(retrieval: CrmQueryPipeline, question: str,
                                               first_line: str) -> None:
