@@ -17,7 +17,7 @@ from llama_index_crm.build.folder import REJECTED
 from llama_index_crm.cli import main as cli_main
 from llama_index_crm.errors import SourceError
 from llama_index_crm.rdf import Literal, Triple
-from llama_index_crm.sources import RdfFileSource
+from llama_index_crm.sources import RdfFileSource, jsonld_contexts
 
 EX = "http://example.org/"
 CRM = "http://www.cidoc-crm.org/cidoc-crm/"
@@ -136,7 +136,24 @@ LINKED_ART = {
 }
 
 
-def test_linked_art_json_ld_builds_offline(tmp_path: Path) -> None:
+def test_a_linked_art_context_without_a_saved_copy_says_where_to_put_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(jsonld_contexts.CONTEXTS_ENV, str(tmp_path / "none"))
+    jsonld_contexts._saved.cache_clear()
+    path = tmp_path / "object.jsonld"
+    path.write_text(json.dumps(LINKED_ART))
+    try:
+        with pytest.raises(SourceError, match=r"no saved copy .*LLAMA_INDEX_CRM_CONTEXTS"):
+            RdfFileSource([path])
+    finally:
+        jsonld_contexts._saved.cache_clear()
+
+
+@requires_shared
+def test_linked_art_json_ld_builds_offline(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(jsonld_contexts.CONTEXTS_ENV, str(SHARED / "datasets" / "ontology"))
+    jsonld_contexts._saved.cache_clear()
     path = tmp_path / "object.jsonld"
     path.write_text(json.dumps(LINKED_ART))
     out = tmp_path / "index"
