@@ -11,6 +11,7 @@ import urllib.parse
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import DEMO_GRAPH, SHARED, requires_shared
@@ -365,6 +366,26 @@ def test_relation_table_rejects_a_property_the_ontology_lacks(tmp_path: Path) ->
 
 
 # ----------------------------------------------------------------------------- NPG sample
+def _neighbourhood(store: Any, seeds: str, hops: int) -> set[str]:
+    """N-Triples lines of the seeds' outgoing triples, ``hops`` links deep (class links
+    not followed): a small real sample of a large dump."""
+    import pyoxigraph as ox
+
+    nodes = {row["o"] for row in store.query(seeds)}
+    frontier, lines = set(nodes), set()
+    for _ in range(hops):
+        found = set()
+        for node in frontier:
+            for quad in store.quads_for_pattern(node, None, None):
+                lines.add(f"{quad.subject} {quad.predicate} {quad.object} .")
+                if isinstance(quad.object, ox.NamedNode) and quad.object not in nodes and \
+                        not quad.predicate.value.endswith("#type"):
+                    found.add(quad.object)
+        nodes |= found
+        frontier = found
+    return lines
+
+
 NPG_SEEDS = """PREFIX crm: <http://www.cidoc-crm.org/cidoc-crm/>
 PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
 SELECT DISTINCT ?o WHERE {
@@ -393,18 +414,7 @@ def npg(tmp_path_factory: pytest.TempPathFactory) -> ExactAnswerer:
         with zipfile.ZipFile(archive) as zf:
             for member in zf.namelist():
                 store.bulk_load(zf.read(member), ox.RdfFormat.N_TRIPLES)
-    nodes = {row["o"] for row in store.query(NPG_SEEDS)}  # type: ignore[union-attr]
-    frontier, lines = set(nodes), set()
-    for _ in range(4):
-        found = set()
-        for node in frontier:
-            for quad in store.quads_for_pattern(node, None, None):
-                lines.add(f"{quad.subject} {quad.predicate} {quad.object} .")
-                if isinstance(quad.object, ox.NamedNode) and quad.object not in nodes and \
-                        not quad.predicate.value.endswith("#type"):
-                    found.add(quad.object)
-        nodes |= found
-        frontier = found
+    lines = _neighbourhood(store, NPG_SEEDS, hops=4)
     sample = tmp_path_factory.mktemp("npg") / "npg_sample.nt"
     sample.write_text("\n".join(sorted(lines)) + "\n", encoding="utf-8")
     return answerer_for(CrmGraphIndex.build([str(sample)], sample.parent / "index"))
@@ -470,18 +480,7 @@ def acm(tmp_path_factory: pytest.TempPathFactory) -> tuple[ExactAnswerer, list[t
     store = ox.Store()
     with zipfile.ZipFile(dump) as zf:
         store.bulk_load(zf.read(zf.namelist()[0]), ox.RdfFormat.TURTLE, lenient=True)
-    nodes = {row["o"] for row in store.query(ACM_SEEDS)}  # type: ignore[union-attr]
-    frontier, lines = set(nodes), set()
-    for _ in range(4):
-        found = set()
-        for node in frontier:
-            for quad in store.quads_for_pattern(node, None, None):
-                lines.add(f"{quad.subject} {quad.predicate} {quad.object} .")
-                if isinstance(quad.object, ox.NamedNode) and quad.object not in nodes and \
-                        not quad.predicate.value.endswith("#type"):
-                    found.add(quad.object)
-        nodes |= found
-        frontier = found
+    lines = _neighbourhood(store, ACM_SEEDS, hops=4)
     sample_store = ox.Store()
     sample_store.bulk_load("\n".join(lines).encode(), ox.RdfFormat.N_TRIPLES, lenient=True)
     photographers = [(row["l"].value, int(row["n"].value))
