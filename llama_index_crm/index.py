@@ -52,6 +52,7 @@ from llama_index_crm.build.folder import (
 from llama_index_crm.embeddings import (
     EMBED_CHARS,
     EmbeddingCache,
+    backend_of,
     embed_texts,
     embedding_text,
     load_embed_model,
@@ -107,6 +108,7 @@ class CrmGraphIndex(GraphData):
         out_dir: str | Path,
         *,
         embed_model: BaseEmbedding | str | None = None,
+        embed_backend: str | None = None,
         endpoint: str | None = None,
         chunk_size: int = CHUNK_SIZE,
         workers: int = 1,
@@ -124,11 +126,16 @@ class CrmGraphIndex(GraphData):
             source: a graph source, or RDF file paths.
             out_dir: the index folder (replaced only when the new one is complete).
             embed_model: embedding model (None: the offline all-MiniLM-L6-v2).
+            embed_backend: encoder backend, ``torch``, ``onnx``, ``onnx-int8`` or
+                ``model2vec`` (``fast``); None: the default for the bundled model
+                (:data:`~llama_index_crm.embeddings.DEFAULT_BACKEND`), torch for a named one.
             endpoint: a SPARQL endpoint URL instead of files.
             chunk_size: entities per build chunk.
             workers: processes building documents at once.
             resume: continue an interrupted build of ``out_dir``.
-            cache_dir: embedding cache folder (default ``~/.cache/llama-index-crm``).
+            cache_dir: embedding cache folder (default ``~/.cache/llama-index-crm``). The
+                ONNX and model2vec model files made on first use go to
+                :func:`~llama_index_crm.encoders.models_dir`.
             approximate_above: use HNSW instead of exact search above this many documents.
             embed_chars: characters of each document's head that are embedded.
             on_chunk: progress of the document build (done, total).
@@ -143,7 +150,7 @@ class CrmGraphIndex(GraphData):
         else:
             src = open_source([source] if isinstance(source, str) else list(source),
                               endpoint=endpoint)
-        model = load_embed_model(embed_model)
+        model = load_embed_model(embed_model, backend=embed_backend)
         try:
             docs, docstore, stats = build_structure(
                 src, work, resume=resume, chunk_size=chunk_size, workers=workers,
@@ -188,7 +195,7 @@ class CrmGraphIndex(GraphData):
         np.save(work / FR_TARGETS, targets)
         manifest = write_manifest(work, description, stats, {
             "embedding": {"model": model_id(model), "model_name": model.model_name,
-                          "embed_chars": embed_chars,
+                          "backend": backend_of(model), "embed_chars": embed_chars,
                           "dimension": int(vectors.shape[1]) if len(vectors) else 0,
                           "seconds": round(embed_seconds, 2)},
             "counts": _counts(docs, stats),
