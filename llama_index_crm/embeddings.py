@@ -41,7 +41,10 @@ OFFLINE_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_BACKEND = ONNX_INT8
 """The backend of the bundled model when none is named: the fastest whose R@10 and MRR@10
 on the YCBA dev set are within 0.01 of torch fp32 (``benchmarks/embedding.py``)."""
-BATCH_SIZE = 64
+BATCH_SIZE = 32
+"""Texts per model call: measured on this 2-core CPU with onnx-int8 (``benchmarks/
+embedding.py``): 32 and 64 within 5 %, 16 and 128 slower; batches are length-sorted, so a
+larger one saves little padding."""
 EMBED_CHARS = 600
 """Characters of a document that are embedded (about 150 tokens): its header, names, types,
 dates and first relationships. Small models read only their first 256 tokens anyway, and a

@@ -5,6 +5,7 @@ built once per session for the query-side tests that only read it."""
 from __future__ import annotations
 
 import http.server
+import os
 import threading
 import urllib.error
 import urllib.parse
@@ -19,6 +20,7 @@ from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.instrumentation.event_handlers import BaseEventHandler
 from llama_index.core.instrumentation.events import BaseEvent
 
+from llama_index_crm.encoders import CACHE_ENV_VAR
 from llama_index_crm.events import StageCandidatesEvent
 from llama_index_crm.index import CrmGraphIndex
 from llama_index_crm.sources.oxigraph_server import NOT_INSTALLED, OxigraphServer, oxigraph_binary
@@ -67,9 +69,27 @@ def serve_graph(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[
         yield serve
 
 
+@pytest.fixture(scope="session", autouse=True)
+def models_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One cache folder for the session (``$LLAMA_INDEX_CRM_CACHE``, inherited by the CLI's
+    subprocesses): the default backend's ONNX export is made once, there, from the bundled
+    weights, and no test reads or writes ``~/.cache``."""
+    folder = tmp_path_factory.mktemp("crm-cache")
+    old = os.environ.get(CACHE_ENV_VAR)
+    os.environ[CACHE_ENV_VAR] = str(folder)
+    try:
+        yield folder
+    finally:
+        if old is None:
+            os.environ.pop(CACHE_ENV_VAR, None)
+        else:
+            os.environ[CACHE_ENV_VAR] = old
+
+
 @pytest.fixture(scope="session")
-def demo_index(tmp_path_factory: pytest.TempPathFactory) -> CrmGraphIndex:
-    """The Troodos demo graph built (and embedded) once; tests must not modify it."""
+def demo_index(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> CrmGraphIndex:
+    """The Troodos demo graph built (and embedded, default backend) once; tests must not
+    modify it."""
     return CrmGraphIndex.build([str(DEMO_GRAPH)], tmp_path_factory.mktemp("demo") / "troodos",
                                cache_dir=tmp_path_factory.mktemp("demo-cache"))
 
