@@ -309,10 +309,11 @@ class GraphData:
         if isinstance(embed_model, BaseEmbedding):
             asked = backend_of(embed_model)
         if asked is not None and asked != built_backend:
+            option = "--embed-model <name>" if asked == "custom" else f"--embed-backend {asked}"
             raise IndexFormatError(
                 f"{path} was embedded with the {built_backend} backend, not {asked}: its "
                 f"vectors are not that backend's. Load it without embed_backend, or rebuild "
-                f"it: crm-rag build <your RDF files> --out {path} --embed-backend {asked}"
+                f"it: crm-rag build <your RDF files> --out {path} {option}"
             )
         if isinstance(embed_model, str) and embed_model != manifest["embedding"]["model_name"]:
             raise IndexFormatError(
