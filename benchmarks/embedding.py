@@ -1,26 +1,33 @@
-"""Overhead of the pipeline's embedding path over calling sentence-transformers directly.
+"""Encoder backends compared on the same texts: speed, peak memory, vectors and retrieval.
 
-The same texts — the embedded heads (:func:`~llama_index_crm.embeddings.embedding_text`, 600
-characters) of the first ``--docs`` documents of a YCBA index — are embedded two ways:
+The texts are the embedded heads (:func:`~llama_index_crm.embeddings.embedding_text`, 600
+characters) of the documents of a YCBA index (all 3,867 by default). Each backend of
+:mod:`llama_index_crm.encoders` — ``torch`` (today's fp32 path), ``onnx`` (fp32), ``onnx-int8``
+and ``model2vec`` — embeds all of them in its own fresh process, one after the other, through
+:func:`~llama_index_crm.embeddings.embed_texts` (no cache, length-sorted batches). Each child
+reports the time to load the model, wall and CPU seconds of the embedding (documents/s and
+documents per CPU-second: on a shared machine the CPU rate is the steadier one), its peak RSS
+(``VmHWM``, the whole process) and whether torch was imported. Model files are made first,
+untimed (the ONNX export and the model2vec distillation, cached in ``models_dir()``).
 
-* **pipeline**: :func:`~llama_index_crm.embeddings.embed_texts` with ``cache=None`` over the
-  default model from :func:`~llama_index_crm.embeddings.load_embed_model` (LlamaIndex's
-  ``HuggingFaceEmbedding`` around all-MiniLM-L6-v2, length-sorted batches of 64, normalised);
-* **direct**: ``SentenceTransformer(path).encode(texts, batch_size=64,
-  normalize_embeddings=True)`` on the same weights.
+Then:
 
-They alternate (which goes first flips each round) for ``--rounds`` rounds in one process,
-with the same torch thread count; medians are reported. The cache hit path is then timed:
-:func:`embed_texts` with a fresh on-disk cache, once cold (filling it) and once warm.
-The vectors of both paths are compared (they should agree to float precision).
-
-Before the timed part the script waits until the 1-minute load average is below 1.2
-(polling every 10 s, for at most ``--max-wait`` seconds) and records the load.
+* **agreement**: cosine of each backend's vectors with torch's, per document (min, mean);
+* **batch sizes**: the default backend on the first ``--sweep-docs`` texts with batches of
+  16, 32, 64 and 128, one process, alternating;
+* **clipping** (item 2 of issue 13): the default backend on whole documents clipped to 256
+  word pieces by its tokenizer instead of 600 characters;
+* **retrieval** (``--quality``): for each backend an index folder in ``--work`` that links
+  every part of the YCBA index but holds that backend's vectors, FAISS index and manifest;
+  the 60 dev questions go through ``crm-rag query`` and ``shared/eval/score.py`` gives
+  R@10, MRR@10 and CtxAR@16k.
 
 Usage::
 
-    python benchmarks/embedding.py                    # index in /tmp/bench_idx/ycba
-    python benchmarks/embedding.py --quick            # 200 texts, 2 rounds
+    nice python benchmarks/embedding.py --quality      # the full comparison (~25 min, 2 cores)
+    python benchmarks/embedding.py --quick             # 300 texts, no retrieval
+    # untimed: an index folder with BACKEND's vectors (the rest linked), for load.py / query.py
+    python benchmarks/embedding.py --index /tmp/bench_idx/nmwa --variant onnx-int8
 
 Writes ``benchmarks/results/embedding.json`` (``--quick``: ``embedding_quick.json``).
 """
@@ -30,173 +37,268 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
+import shutil
+import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _machine import machine_info, wait_for_quiet  # noqa: E402  (beside this script)
+from _machine import machine_info  # noqa: E402  (beside this script)
 
 ROOT = Path(__file__).resolve().parents[1]
-YCBA = ROOT.parent / "shared" / "datasets" / "ycba" / "ycba_data.n3.zip"
+EVAL = ROOT.parent / "shared" / "eval"
+DEV = EVAL / "ycba_dev.jsonl"
+SCORER = EVAL / "score.py"
 RESULTS = ROOT / "benchmarks" / "results"
 DEFAULT_INDEX = Path("/tmp/bench_idx/ycba")
-LOAD_THRESHOLD = 1.2
-POLL_S = 10.0
-BATCH_SIZE = 64
-TARGET_OVERHEAD = 0.20
-"""The pipeline may be at most this much slower than sentence-transformers directly."""
+BACKENDS = ("torch", "onnx", "onnx-int8", "model2vec")
+SWEEP = (16, 32, 64, 128)
+MARK = "@@RESULT@@"
+CHILD_TIMEOUT_S = 3600.0
 
 
-def document_heads(folder: Path, n: int) -> list[str]:
-    """The embedded heads of the first ``n`` documents of the index in ``folder``."""
+def rss_peak_mb() -> float:
+    """Peak resident memory of this process (``VmHWM``), MB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return 0.0
+
+
+# -- children --------------------------------------------------------------------------------
+def child_embed(backend: str, texts_file: str, out_file: str, batch: int) -> dict[str, Any]:
+    """Load ``backend``, embed the texts once untimed (32) and once timed (all)."""
+    texts: list[str] = json.loads(Path(texts_file).read_text())
+    from llama_index_crm.embeddings import embed_texts, load_embed_model
+
+    started = time.perf_counter()
+    model = load_embed_model(backend=backend)
+    load_s = time.perf_counter() - started
+    embed_texts(model, texts[:32], batch_size=batch)
+    wall, cpu = time.perf_counter(), time.process_time()
+    vectors = embed_texts(model, texts, batch_size=batch)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    np.save(out_file, vectors)
+    return {"backend": backend, "texts": len(texts), "batch_size": batch,
+            "load_s": round(load_s, 3), "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
+            "docs_per_s": round(len(texts) / wall, 1),
+            "docs_per_cpu_s": round(len(texts) / cpu, 1),
+            "peak_rss_mb": rss_peak_mb(), "torch_imported": "torch" in sys.modules,
+            "dimension": int(vectors.shape[1])}
+
+
+def child_sweep(backend: str, texts_file: str, sizes: Sequence[int]) -> dict[str, Any]:
+    """Documents/s of ``backend`` per batch size (two alternating rounds, best kept)."""
+    texts: list[str] = json.loads(Path(texts_file).read_text())
+    from llama_index_crm.embeddings import embed_texts, load_embed_model
+
+    model = load_embed_model(backend=backend)
+    embed_texts(model, texts[:32])
+    out: dict[str, Any] = {}
+    for r in range(2):
+        for size in (sizes if r == 0 else list(sizes)[::-1]):
+            wall, cpu = time.perf_counter(), time.process_time()
+            embed_texts(model, texts, batch_size=size)
+            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+            best = out.setdefault(str(size), {"docs_per_s": 0.0, "docs_per_cpu_s": 0.0})
+            best["docs_per_s"] = max(best["docs_per_s"], round(len(texts) / wall, 1))
+            best["docs_per_cpu_s"] = max(best["docs_per_cpu_s"], round(len(texts) / cpu, 1))
+    return out
+
+
+def spawn(*args: str) -> dict[str, Any]:
+    """Run this script's child mode in a fresh interpreter and return its result."""
+    proc = subprocess.run([sys.executable, __file__, "--child", *args], capture_output=True,
+                          text=True, timeout=CHILD_TIMEOUT_S)
+    line = next((x for x in proc.stdout.splitlines() if x.startswith(MARK)), None)
+    if line is None:
+        raise RuntimeError(f"child {args} failed: {proc.stderr[-2000:]}")
+    result: dict[str, Any] = json.loads(line[len(MARK):])
+    return result
+
+
+# -- texts, variants, retrieval --------------------------------------------------------------
+def document_texts(folder: Path, n: int | None) -> tuple[list[str], list[str]]:
+    """The embedded heads (600 characters) and the whole embedded texts of the documents."""
     from llama_index.core.schema import MetadataMode
 
     from llama_index_crm.embeddings import embedding_text
     from llama_index_crm.index import CrmGraphIndex
 
-    if not (folder / "manifest.json").is_file():
-        from llama_index_crm.sources import RdfFileSource
-
-        print(f"building YCBA into {folder} (untimed) ...", file=sys.stderr, flush=True)
-        CrmGraphIndex.build(RdfFileSource([str(YCBA)]), folder, workers=2)
     index = CrmGraphIndex.load(folder)
     chars = int(index.manifest["embedding"].get("embed_chars", 600))
-    return [embedding_text(index.node(d).get_content(metadata_mode=MetadataMode.EMBED), chars)
-            for d in index.doc_ids[:n]]
+    ids = index.doc_ids if n is None else index.doc_ids[:n]
+    whole = [index.node(d).get_content(metadata_mode=MetadataMode.EMBED) for d in ids]
+    return [embedding_text(t, chars) for t in whole], whole
 
 
-def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
-    """Wall seconds of one call, and its result."""
-    started = time.perf_counter()
-    result = fn()
-    return time.perf_counter() - started, result
+def variant_folder(base: Path, work: Path, backend: str, vectors: np.ndarray,
+                   label: str) -> Path:
+    """A folder linking every part of ``base`` but with ``backend``'s vectors and manifest."""
+    import faiss
+
+    from llama_index_crm.embeddings import load_embed_model, model_id
+    from llama_index_crm.graph.parts import APPROXIMATE_ABOVE, FAISS_FILE, VECTORS, faiss_index
+
+    out = work / f"{base.name}-{label}"
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    for part in base.iterdir():
+        if part.name not in ("manifest.json", VECTORS, FAISS_FILE):
+            (out / part.name).symlink_to(part.resolve())
+    np.save(out / VECTORS, vectors)
+    faiss.write_index(faiss_index(vectors, APPROXIMATE_ABOVE), str(out / FAISS_FILE))
+    manifest = json.loads((base / "manifest.json").read_text())
+    model = load_embed_model(backend=backend)
+    manifest["embedding"].update(model=model_id(model), backend=backend,
+                                 dimension=int(vectors.shape[1]))
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=1))
+    return out
+
+
+def retrieval(folder: Path) -> dict[str, Any]:
+    """R@10, MRR@10, CtxAR@16k of the dev questions through ``crm-rag query``."""
+    results = folder / "dev.results.jsonl"
+    crm_rag = Path(sys.executable).parent / "crm-rag"
+    subprocess.run([str(crm_rag), "query", "--index", str(folder), "--questions", str(DEV),
+                    "--out", str(results)], check=True, capture_output=True)
+    proc = subprocess.run([sys.executable, str(SCORER), str(DEV), str(results), "--json"],
+                          check=True, capture_output=True, text=True)
+    overall = json.loads(proc.stdout)["overall"]
+    return {k: overall[k] for k in ("R@10", "MRR@10", "CtxAR@16k", "Hit@10")}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the benchmark and write the results."""
+    """Run the comparison and write the results."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--index", type=Path, default=DEFAULT_INDEX,
-                        help="a YCBA index folder (built there if absent)")
-    parser.add_argument("--docs", type=int, default=1000, help="texts to embed")
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--max-wait", type=float, default=900.0,
-                        help="seconds to wait for the load to fall before the timed part")
-    parser.add_argument("--quick", action="store_true", help="200 texts, 2 rounds")
+    parser.add_argument("--index", type=Path, default=DEFAULT_INDEX, help="a YCBA index")
+    parser.add_argument("--docs", type=int, default=None, help="texts (default: all)")
+    parser.add_argument("--backends", default=",".join(BACKENDS))
+    parser.add_argument("--batch", type=int, default=None,
+                        help="batch size (default: embeddings.BATCH_SIZE)")
+    parser.add_argument("--sweep-docs", type=int, default=800)
+    parser.add_argument("--quality", action="store_true",
+                        help="also R@10 / MRR@10 / CtxAR@16k per backend (YCBA dev set)")
+    parser.add_argument("--work", type=Path, default=Path("/tmp/w13/embedding"),
+                        help="texts, vectors and variant index folders")
+    parser.add_argument("--quick", action="store_true", help="300 texts, no retrieval")
     parser.add_argument("--output", type=Path, default=None)
+    parser.add_argument("--variant", metavar="BACKEND", default=None,
+                        help="only write --work/<index>-BACKEND: the index with BACKEND's "
+                             "vectors (untimed)")
+    parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    n_docs, rounds = (200, 2) if args.quick else (args.docs, args.rounds)
-    output = args.output or RESULTS / ("embedding_quick.json" if args.quick
-                                       else "embedding.json")
-
-    import torch
-    from sentence_transformers import SentenceTransformer
+    if args.child:
+        mode, *rest = args.child
+        if mode == "embed":
+            result = child_embed(rest[0], rest[1], rest[2], int(rest[3]))
+        else:
+            result = child_sweep(rest[0], rest[1], [int(x) for x in rest[2].split(",")])
+        print(MARK + json.dumps(result), flush=True)
+        return 0
 
     from llama_index_crm.embeddings import (
-        EmbeddingCache,
+        BATCH_SIZE,
+        DEFAULT_BACKEND,
         embed_texts,
         load_embed_model,
-        offline_model_path,
     )
 
-    texts = document_heads(args.index, n_docs)
-    model = load_embed_model()
-    direct = SentenceTransformer(str(offline_model_path()), device="cpu")
-    threads = torch.get_num_threads()
+    if args.variant:
+        heads, _ = document_texts(args.index, None)
+        vecs = embed_texts(load_embed_model(backend=args.variant), heads)
+        folder = variant_folder(args.index.resolve(), args.work, args.variant, vecs,
+                                args.variant)
+        print(f"wrote {folder}")
+        return 0
 
-    def pipeline_call() -> np.ndarray:
-        return embed_texts(model, texts, cache=None)
+    batch = args.batch or BATCH_SIZE
+    backends = [b.strip() for b in args.backends.split(",") if b.strip()]
+    n_docs = 300 if args.quick else args.docs
+    output = args.output or RESULTS / ("embedding_quick.json" if args.quick
+                                       else "embedding.json")
+    work: Path = args.work
+    work.mkdir(parents=True, exist_ok=True)
+    heads, whole = document_texts(args.index, n_docs)
+    heads_file, whole_file = work / "heads.json", work / "whole.json"
+    heads_file.write_text(json.dumps(heads))
+    whole_file.write_text(json.dumps(whole))
+    (work / "sweep.json").write_text(json.dumps(heads[:args.sweep_docs]))
+    for backend in backends:  # model files made once, untimed
+        load_embed_model(backend=backend)
+    print(f"{len(heads)} texts (mean {np.mean([len(t) for t in heads]):.0f} characters), "
+          f"batch {batch}, load {os.getloadavg()[0]:.2f}", file=sys.stderr, flush=True)
 
-    def direct_call() -> np.ndarray:
-        return np.asarray(direct.encode(texts, batch_size=BATCH_SIZE,
-                                        normalize_embeddings=True, show_progress_bar=False))
-
-    # warm both (first calls allocate and JIT-select kernels)
-    embed_texts(model, texts[:BATCH_SIZE], cache=None)
-    direct.encode(texts[:BATCH_SIZE], batch_size=BATCH_SIZE, normalize_embeddings=True)
-
-    quiet = wait_for_quiet(min(args.max_wait, 60.0) if args.quick else args.max_wait)
-    times: dict[str, list[float]] = {"pipeline": [], "direct": []}
+    report: dict[str, Any] = {"machine": machine_info(), "index": str(args.index),
+                              "texts": len(heads), "batch_size": batch, "backends": {}}
     vectors: dict[str, np.ndarray] = {}
-    order: list[tuple[str, Callable[[], np.ndarray]]] = [("pipeline", pipeline_call),
-                                                         ("direct", direct_call)]
-    for r in range(rounds):
-        for name, fn in (order if r % 2 == 0 else order[::-1]):
-            seconds, vecs = timed(fn)
-            times[name].append(seconds)
-            vectors[name] = vecs
-            print(f"  round {r + 1} {name:<8} {seconds:7.2f} s  {len(texts) / seconds:7.1f} "
-                  "texts/s", file=sys.stderr, flush=True)
-    load_after = round(os.getloadavg()[0], 2)
+    for backend in backends:
+        out_file = work / f"vectors-{backend}.npy"
+        res = spawn("embed", backend, str(heads_file), str(out_file), str(batch))
+        res["load_1m"] = round(os.getloadavg()[0], 2)
+        vectors[backend] = np.load(out_file)
+        report["backends"][backend] = res
+        print(f"  {backend:<10} {res['docs_per_s']:7.1f} docs/s  {res['docs_per_cpu_s']:7.1f} "
+              f"docs/CPU-s  peak {res['peak_rss_mb']:.0f} MB  load {res['load_1m']}",
+              file=sys.stderr, flush=True)
+    if "torch" in vectors:
+        for backend, vecs in vectors.items():
+            if vecs.shape == vectors["torch"].shape:
+                cos = np.sum(vecs * vectors["torch"], axis=1)
+                report["backends"][backend]["cosine_vs_torch"] = {
+                    "min": round(float(cos.min()), 5), "mean": round(float(cos.mean()), 5)}
+    default = DEFAULT_BACKEND
+    if not args.quick:
+        report["batch_sweep"] = {"backend": default, "texts": min(args.sweep_docs, len(heads)),
+                                 **spawn("sweep", default, str(work / "sweep.json"),
+                                         ",".join(map(str, SWEEP)))}
+        clip = spawn("embed", default, str(whole_file), str(work / "vectors-whole.npy"),
+                     str(batch))
+        report["clipping"] = {"backend": default, "600_characters": report["backends"].get(
+            default, {}).get("docs_per_s"), "256_word_pieces": clip["docs_per_s"],
+            "600_characters_cpu": report["backends"].get(default, {}).get("docs_per_cpu_s"),
+            "256_word_pieces_cpu": clip["docs_per_cpu_s"]}
+        vectors["whole"] = np.load(work / "vectors-whole.npy")
+    if args.quality and not args.quick and n_docs is None:
+        for name, vecs in vectors.items():
+            backend = default if name == "whole" else name
+            folder = variant_folder(args.index, work, backend, vecs,
+                                    f"{default}-256wp" if name == "whole" else name)
+            scores = retrieval(folder)
+            target = report["clipping"] if name == "whole" else report["backends"][name]
+            target["retrieval"] = scores
+            print(f"  {name:<10} R@10 {scores['R@10']:.4f}  MRR@10 {scores['MRR@10']:.4f}  "
+                  f"CtxAR@16k {scores['CtxAR@16k']:.4f}", file=sys.stderr, flush=True)
+    report["machine_end"] = machine_info()
 
-    with tempfile.TemporaryDirectory(prefix="crm-embed-cache-") as tmp:
-        cache = EmbeddingCache(Path(tmp))
-        try:
-            cold_s, _ = timed(lambda: embed_texts(model, texts, cache=cache))
-            warm: list[float] = []
-            for _ in range(3):
-                seconds, cached_vecs = timed(lambda: embed_texts(model, texts, cache=cache))
-                warm.append(seconds)
-        finally:
-            cache.close()
-
-    med = {k: statistics.median(v) for k, v in times.items()}
-    rate = {k: len(texts) / v for k, v in med.items()}
-    overhead = med["pipeline"] / med["direct"] - 1.0
-    # on a shared machine a round can be slowed for one path only: the per-round ratio of
-    # the two (run back to back) and the ratio of the best times are steadier than medians
-    paired = [p / d for p, d in zip(times["pipeline"], times["direct"], strict=True)]
-    paired_overhead = statistics.median(paired) - 1.0
-    best_overhead = min(times["pipeline"]) / min(times["direct"]) - 1.0
-    cosine = np.sum(vectors["pipeline"] * vectors["direct"], axis=1)
-    warm_med = statistics.median(warm)
-    report: dict[str, Any] = {
-        "machine": machine_info(),
-        "quick": args.quick,
-        "texts": len(texts),
-        "mean_chars": round(sum(map(len, texts)) / len(texts), 1),
-        "batch_size": BATCH_SIZE,
-        "torch_threads": threads,
-        "rounds": rounds,
-        "load_before": quiet,
-        "load_after_1m": load_after,
-        "seconds": {k: [round(x, 3) for x in v] for k, v in times.items()},
-        "median_s": {k: round(v, 3) for k, v in med.items()},
-        "texts_per_s": {k: round(v, 1) for k, v in rate.items()},
-        "overhead": round(overhead, 4),
-        "overhead_paired_rounds": [round(r - 1.0, 4) for r in paired],
-        "overhead_median_of_paired": round(paired_overhead, 4),
-        "overhead_best_times": round(best_overhead, 4),
-        "target_overhead": TARGET_OVERHEAD,
-        "met": bool(overhead < TARGET_OVERHEAD and paired_overhead < TARGET_OVERHEAD),
-        "min_cosine_pipeline_vs_direct": round(float(cosine.min()), 6),
-        "cache": {
-            "cold_s": round(cold_s, 3),
-            "warm_s": [round(x, 4) for x in warm],
-            "warm_median_s": round(warm_med, 4),
-            "warm_texts_per_s": round(len(texts) / warm_med, 1),
-            "warm_matches_uncached": bool(np.allclose(cached_vecs, vectors["pipeline"],
-                                                      atol=1e-6)),
-        },
-    }
-    print(f"\nEmbedding {len(texts)} YCBA document heads (mean {report['mean_chars']} chars), "
-          f"batch {BATCH_SIZE}, {threads} torch threads, load {quiet['load_1m']}")
-    print(f"{'path':<34}{'median s':>10}{'texts/s':>10}")
-    print(f"{'pipeline embed_texts(cache=None)':<34}{med['pipeline']:>10.2f}"
-          f"{rate['pipeline']:>10.1f}")
-    print(f"{'SentenceTransformer.encode':<34}{med['direct']:>10.2f}{rate['direct']:>10.1f}")
-    print(f"{'cache, warm (second call)':<34}{warm_med:>10.3f}"
-          f"{report['cache']['warm_texts_per_s']:>10.0f}")
-    print(f"overhead per round (pipeline/direct - 1): "
-          f"{', '.join(f'{r - 1.0:+.1%}' for r in paired)}; median of rounds "
-          f"{paired_overhead:+.1%}; best times {best_overhead:+.1%}")
-    print(f"overhead of medians {overhead:+.1%} (target < {TARGET_OVERHEAD:.0%}: "
-          f"{'met' if report['met'] else 'MISSED'}, also by the median of rounds)")
-    print(f"min cosine between the two paths {report['min_cosine_pipeline_vs_direct']}")
+    base = report["backends"].get("torch", {})
+    print(f"\n{len(heads)} YCBA document heads, batch {batch}, each backend in its own "
+          "process, one after the other")
+    print(f"{'backend':<11}{'docs/s':>8}{'×torch':>8}{'docs/CPU-s':>12}{'×torch':>8}"
+          f"{'peak MB':>9}{'load s':>8}{'cos min':>9}{'R@10':>8}{'MRR@10':>8}{'CtxAR16k':>9}")
+    for name, res in report["backends"].items():
+        ratio = res["docs_per_s"] / base["docs_per_s"] if base else float("nan")
+        cpu_ratio = res["docs_per_cpu_s"] / base["docs_per_cpu_s"] if base else float("nan")
+        q = res.get("retrieval", {})
+        cos = res.get("cosine_vs_torch", {}).get("min", float("nan"))
+        print(f"{name:<11}{res['docs_per_s']:>8.1f}{ratio:>8.2f}{res['docs_per_cpu_s']:>12.1f}"
+              f"{cpu_ratio:>8.2f}{res['peak_rss_mb']:>9.0f}{res['load_s']:>8.2f}{cos:>9.4f}"
+              f"{q.get('R@10', float('nan')):>8.4f}{q.get('MRR@10', float('nan')):>8.4f}"
+              f"{q.get('CtxAR@16k', float('nan')):>9.4f}")
+    if "batch_sweep" in report:
+        sweep = report["batch_sweep"]
+        print(f"batch sizes ({default}, {sweep['texts']} texts, best of 2): " + ", ".join(
+            f"{s}: {sweep[str(s)]['docs_per_s']} docs/s ({sweep[str(s)]['docs_per_cpu_s']}"
+            " /CPU-s)" for s in SWEEP))
+    if "clipping" in report:
+        c = report["clipping"]
+        print(f"clipping ({default}): 600 characters {c['600_characters']} docs/s, whole "
+              f"documents clipped to 256 word pieces {c['256_word_pieces']} docs/s"
+              + (f"; R@10 {c['retrieval']['R@10']}, MRR@10 {c['retrieval']['MRR@10']}, "
+                 f"CtxAR@16k {c['retrieval']['CtxAR@16k']}" if "retrieval" in c else ""))
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(report, indent=1) + "\n")
     print(f"wrote {output}")

