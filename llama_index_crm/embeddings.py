@@ -115,7 +115,8 @@ def load_embed_model(embed_model: BaseEmbedding | str | None = None, *,
         backend: ``torch``, ``onnx``, ``onnx-int8`` or ``model2vec`` (alias ``fast``); None:
             :data:`DEFAULT_BACKEND` for the bundled model, torch for a named one. The model
             files of onnx and model2vec are made from the bundled weights on first use and
-            kept in ``models`` (needs torch once; nothing is downloaded).
+            kept in ``models`` (the ONNX files without torch, model2vec's with it; nothing is
+            downloaded).
         models: folder of those model files (default
             :func:`~llama_index_crm.encoders.models_dir`, ``~/.cache/llama-index-crm/models``).
         threads: ONNX Runtime threads (None: one per core); queries use one.
@@ -150,6 +151,27 @@ def load_embed_model(embed_model: BaseEmbedding | str | None = None, *,
         model.model_name = OFFLINE_MODEL_NAME
         return model
     return HuggingFaceEmbedding(model_name=embed_model, embed_batch_size=BATCH_SIZE)
+
+
+def prepare_model_files(embed_model: BaseEmbedding | str | None = None, *,
+                        backend: str | None = None, models: Path | None = None) -> None:
+    """Make the model files of a backend now (what :func:`load_embed_model` would make on
+    first use), without loading the model: a build calls it before its structural phase,
+    while its process is small, so that quantising the model does not add to the peak."""
+    name = resolve_backend(embed_model, backend)
+    if isinstance(embed_model, BaseEmbedding) or name == TORCH:
+        return
+    path = offline_model_path()
+    try:
+        if name == MODEL2VEC:
+            model2vec_dir(path, models)
+        else:
+            onnx_model_dir(path, int8=name == ONNX_INT8, folder=models)
+    except ImportError as exc:
+        raise CrmError(
+            f"The {name} backend needs {exc.name}: install it with `pip install "
+            f"'llama-index-crm[offline]'`, or choose another with --embed-backend."
+        ) from exc
 
 
 def model_id(embed_model: BaseEmbedding) -> str:

@@ -58,7 +58,7 @@ from llama_index_crm.embeddings import (
     embedding_text,
     load_embed_model,
     model_id,
-    resolve_backend,
+    prepare_model_files,
 )
 from llama_index_crm.graph.data import METADATA_CLASSES, GraphData
 from llama_index_crm.graph.parts import (
@@ -156,7 +156,10 @@ class CrmGraphIndex(GraphData):
             src = open_source([source] if isinstance(source, str) else list(source),
                               endpoint=endpoint)
         close = own_source if close_source is None else close_source
-        resolve_backend(embed_model, embed_backend)  # a bad name fails before the build
+        # a bad backend fails before the build, and its model files (made on first use) are
+        # made while this process is small
+        prepare_model_files(embed_model, backend=embed_backend)
+        release_freed_memory()
         try:
             docs, docstore, stats = build_structure(
                 src, work, resume=resume, chunk_size=chunk_size, workers=workers,

@@ -84,6 +84,42 @@ def test_a_query_process_imports_no_torch(demo_index: CrmGraphIndex) -> None:
     assert int(out[0]) > 0 and out[1:] == ["False", "False"]
 
 
+def test_onnx_files_are_made_without_torch(tmp_path: Path) -> None:
+    """The first use of the default backend writes and quantises the ONNX file from the
+    safetensors weights: torch is never imported (it held 1.3 GB of a build), and the files
+    give the vectors of the session's ONNX model."""
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from llama_index_crm.embeddings import prepare_model_files, load_embed_model\n"
+        f"prepare_model_files(backend='onnx-int8', models=Path({str(tmp_path)!r}))\n"
+        f"model = load_embed_model(backend='onnx-int8', models=Path({str(tmp_path)!r}))\n"
+        "print(model.model_dir, 'torch' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True,
+                         text=True).stdout.split()
+    assert out[1] == "False"
+    assert sorted(p.name for p in Path(out[0]).iterdir()) == ["model.onnx", "tokenizer.json"]
+    texts = ["[Place] Nikitari\nClasses: Place", "Panagia Phorbiotissa (Asinou), a church"]
+    fresh = OnnxEmbedding(model_dir=out[0], model_name="m", backend="onnx-int8").encode(texts)
+    session = load_embed_model(backend="onnx-int8")
+    assert Path(session.model_dir).name == Path(out[0]).name  # same recipe, same folder name
+    assert np.allclose(fresh, session.encode(texts), atol=1e-6)
+
+
+def test_the_onnx_writer_refuses_what_it_does_not_write(tmp_path: Path) -> None:
+    from llama_index_crm.bert_onnx import bert_onnx
+    from llama_index_crm.embeddings import offline_model_path
+
+    config = json.loads((offline_model_path() / "config.json").read_text())
+    (tmp_path / "config.json").write_text(json.dumps({**config, "hidden_act": "relu"}))
+    with pytest.raises(CrmError, match="hidden_act='gelu'.*--embed-backend torch"):
+        bert_onnx(tmp_path, 17)
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    with pytest.raises(CrmError, match="No model.safetensors"):
+        bert_onnx(tmp_path, 17)
+
+
 def test_cache_keys_on_the_backend(tmp_path: Path) -> None:
     texts = ["[Place] Nikitari\nClasses: Place"]
     cache = EmbeddingCache(tmp_path)
