@@ -19,7 +19,8 @@ Then:
   word pieces by its tokenizer instead of 600 characters;
 * **retrieval** (``--quality``): for each backend an index folder in ``--work`` that links
   every part of the YCBA index but holds that backend's vectors, FAISS index and manifest;
-  the 60 dev questions go through ``crm-rag query`` and ``shared/eval/score.py`` gives
+  the 60 dev questions, and the 99 of ``questions/ycba_rephrased.jsonl`` (the same templates
+  typed as people type them), go through ``crm-rag query`` and ``shared/eval/score.py`` gives
   R@10, MRR@10 and CtxAR@16k.
 
 Usage::
@@ -52,6 +53,8 @@ ROOT = Path(__file__).resolve().parents[1]
 EVAL = ROOT.parent / "shared" / "eval"
 DEV = EVAL / "ycba_dev.jsonl"
 SCORER = EVAL / "score.py"
+REPHRASED = Path(__file__).resolve().parent / "questions" / "ycba_rephrased.jsonl"
+"""The dev templates as people type them (lower case, surnames, typos): 99 questions."""
 RESULTS = ROOT / "benchmarks" / "results"
 DEFAULT_INDEX = Path("/tmp/bench_idx/ycba")
 BACKENDS = ("torch", "onnx", "onnx-int8", "model2vec")
@@ -159,14 +162,14 @@ def variant_folder(base: Path, work: Path, backend: str, vectors: np.ndarray,
     return out
 
 
-def retrieval(folder: Path) -> dict[str, Any]:
-    """R@10, MRR@10, CtxAR@16k of the dev questions through ``crm-rag query``."""
-    results = folder / "dev.results.jsonl"
+def retrieval(folder: Path, questions: Path = DEV) -> dict[str, Any]:
+    """R@10, MRR@10, CtxAR@16k of a question set through ``crm-rag query``."""
+    results = folder / f"{questions.stem}.results.jsonl"
     crm_rag = Path(sys.executable).parent / "crm-rag"
-    subprocess.run([str(crm_rag), "query", "--index", str(folder), "--questions", str(DEV),
-                    "--out", str(results)], check=True, capture_output=True)
-    proc = subprocess.run([sys.executable, str(SCORER), str(DEV), str(results), "--json"],
-                          check=True, capture_output=True, text=True)
+    subprocess.run([str(crm_rag), "query", "--index", str(folder), "--questions",
+                    str(questions), "--out", str(results)], check=True, capture_output=True)
+    proc = subprocess.run([sys.executable, str(SCORER), str(questions), str(results),
+                           "--json"], check=True, capture_output=True, text=True)
     overall = json.loads(proc.stdout)["overall"]
     return {k: overall[k] for k in ("R@10", "MRR@10", "CtxAR@16k", "Hit@10")}
 
@@ -270,24 +273,28 @@ def main(argv: Sequence[str] | None = None) -> int:
             scores = retrieval(folder)
             target = report["clipping"] if name == "whole" else report["backends"][name]
             target["retrieval"] = scores
+            typed = target["retrieval_rephrased"] = retrieval(folder, REPHRASED)
             print(f"  {name:<10} R@10 {scores['R@10']:.4f}  MRR@10 {scores['MRR@10']:.4f}  "
-                  f"CtxAR@16k {scores['CtxAR@16k']:.4f}", file=sys.stderr, flush=True)
+                  f"CtxAR@16k {scores['CtxAR@16k']:.4f}; rephrased R@10 {typed['R@10']:.4f} "
+                  f"MRR@10 {typed['MRR@10']:.4f}", file=sys.stderr, flush=True)
     report["machine_end"] = machine_info()
 
     base = report["backends"].get("torch", {})
     print(f"\n{len(heads)} YCBA document heads, batch {batch}, each backend in its own "
           "process, one after the other")
     print(f"{'backend':<11}{'docs/s':>8}{'×torch':>8}{'docs/CPU-s':>12}{'×torch':>8}"
-          f"{'peak MB':>9}{'load s':>8}{'cos min':>9}{'R@10':>8}{'MRR@10':>8}{'CtxAR16k':>9}")
+          f"{'peak MB':>9}{'load s':>8}{'cos min':>9}{'R@10':>8}{'MRR@10':>8}{'CtxAR16k':>9}"
+          f"{'typed R@10':>11}{'MRR@10':>8}")
     for name, res in report["backends"].items():
         ratio = res["docs_per_s"] / base["docs_per_s"] if base else float("nan")
         cpu_ratio = res["docs_per_cpu_s"] / base["docs_per_cpu_s"] if base else float("nan")
-        q = res.get("retrieval", {})
+        q, t = res.get("retrieval", {}), res.get("retrieval_rephrased", {})
         cos = res.get("cosine_vs_torch", {}).get("min", float("nan"))
         print(f"{name:<11}{res['docs_per_s']:>8.1f}{ratio:>8.2f}{res['docs_per_cpu_s']:>12.1f}"
               f"{cpu_ratio:>8.2f}{res['peak_rss_mb']:>9.0f}{res['load_s']:>8.2f}{cos:>9.4f}"
               f"{q.get('R@10', float('nan')):>8.4f}{q.get('MRR@10', float('nan')):>8.4f}"
-              f"{q.get('CtxAR@16k', float('nan')):>9.4f}")
+              f"{q.get('CtxAR@16k', float('nan')):>9.4f}"
+              f"{t.get('R@10', float('nan')):>11.4f}{t.get('MRR@10', float('nan')):>8.4f}")
     if "batch_sweep" in report:
         sweep = report["batch_sweep"]
         print(f"batch sizes ({default}, {sweep['texts']} texts, best of 2): " + ", ".join(

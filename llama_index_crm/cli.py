@@ -48,8 +48,10 @@ def cmd_build(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     process_peak()  # the peak memory of this process and its workers, sampled from now on
     source = open_source(args.sources, endpoint=args.endpoint, **source_options(args))
+    # to a terminal the bars redraw; to a file or pipe (CI logs) a line every half minute
+    interval = 0.1 if sys.stderr.isatty() else 30.0
     bar = tqdm(total=None, unit="entities", desc="build", disable=args.quiet,
-               dynamic_ncols=True)
+               dynamic_ncols=True, mininterval=interval)
     last = [time.perf_counter(), 0.0]
 
     def on_chunk(done: int, total: int) -> None:
@@ -58,10 +60,10 @@ def cmd_build(args: argparse.Namespace) -> int:
         last[0], last[1] = now, done
         bar.total = total
         bar.update(done - bar.n)
-        bar.set_postfix(chunk_rate=f"{rate:,.0f}/s")
+        bar.set_postfix(chunk_rate=f"{rate:,.0f}/s", refresh=False)
 
     embed_bar = tqdm(total=None, unit="docs", desc="embed", disable=args.quiet or args.no_embed,
-                     dynamic_ncols=True)
+                     dynamic_ncols=True, mininterval=interval)
 
     def on_embedded(done: int, total: int) -> None:
         embed_bar.total = total
@@ -329,6 +331,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
+    # the handler filters too: bm25s sets its own logger to DEBUG when it is imported
+    for handler in logging.getLogger().handlers:
+        handler.setLevel(logging.INFO if args.verbose else logging.WARNING)
     if args.command == "build" and not args.sources and not args.endpoint:
         parser.error("give RDF files or --endpoint URL")
     try:

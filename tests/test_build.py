@@ -397,3 +397,19 @@ def test_endpoint_options_are_recorded_without_secrets(
     assert settings["headers"] == ["X-Api-Key"]
     assert (settings["timeout"], settings["max_rps"]) == (20, 500)
     assert cli_main(["build", str(DEMO), "--out", str(out), "--auth", "a:b", "-q"]) == 1
+
+
+def test_a_piped_build_log_is_short_and_has_no_debug_lines(tmp_path: Path) -> None:
+    """Built with stderr to a pipe (CI, a log file): no third-party DEBUG line (bm25s sets
+    its logger to DEBUG) and a progress line per half minute, not a redraw per chunk."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "llama_index_crm.cli", "build", str(DEMO), "--out",
+         str(tmp_path / "out"), "--chunk-size", "20"],
+        capture_output=True, text=True, check=True, timeout=600)
+    assert "DEBUG" not in proc.stderr
+    redraws = proc.stderr.count("\r") + proc.stderr.count("\n")
+    assert redraws <= 8, proc.stderr
+    assert "Built" in proc.stdout and (tmp_path / "out" / "manifest.json").is_file()
