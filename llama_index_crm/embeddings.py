@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +45,11 @@ BATCH_SIZE = 32
 """Texts per model call: measured on this 2-core CPU with onnx-int8 (``benchmarks/
 embedding.py``): 32 and 64 within 5 %, 16 and 128 slower; batches are length-sorted, so a
 larger one saves little padding."""
+TOKEN_BUDGET = 2048
+"""Word pieces per model call of the ONNX backends (texts × the longest, padding included):
+a batch holds up to :data:`BATCH_SIZE` texts, fewer where texts are long. ONNX Runtime's
+arena keeps what its largest call needed: with 32 texts a call, embedding NMWA grew the
+process by ~330 MB; with this budget by ~120 MB, at the same speed (``docs/benchmarks.md``)."""
 EMBED_CHARS = 600
 """Characters of a document that are embedded (about 150 tokens): its header, names, types,
 dates and first relationships. Small models read only their first 256 tokens anyway, and a
@@ -268,6 +273,24 @@ class EmbeddingCache:
         self._db.close()
 
 
+def _batches(todo: list[int], lengths: list[int] | None, size: int,
+             budget: int = TOKEN_BUDGET) -> Iterator[list[int]]:
+    """``todo`` (sorted shortest first) in batches of up to ``size``; with word-piece
+    ``lengths``, also of at most ``budget`` word pieces once padded to the longest.
+
+    >>> [len(b) for b in _batches(list(range(6)), [10, 10, 10, 300, 300, 900], 4, 700)]
+    [3, 2, 1]
+    """
+    start = 0
+    while start < len(todo):
+        end = min(start + size, len(todo))
+        if lengths is not None:  # sorted: the last text of a batch is its longest
+            while end - start > 1 and (end - start) * lengths[end - 1] > budget:
+                end -= 1
+        yield todo[start:end]
+        start = end
+
+
 def embed_texts(
     embed_model: BaseEmbedding,
     texts: Sequence[str],
@@ -293,16 +316,16 @@ def embed_texts(
     keys = [EmbeddingCache.key(t) for t in texts]
     cached = cache.get_many(name, keys) if cache else {}
     todo = list({k: i for i, k in enumerate(keys) if k not in cached}.values())
+    lengths: list[int] | None = None
     if isinstance(embed_model, OnnxEmbedding):  # word pieces: what the model pays for
-        lengths = embed_model.token_counts([texts[i] for i in todo])
-        order = sorted(range(len(todo)), key=lengths.__getitem__)
-        todo = [todo[j] for j in order]
+        counts = embed_model.token_counts([texts[i] for i in todo])
+        order = sorted(range(len(todo)), key=counts.__getitem__)
+        todo, lengths = [todo[j] for j in order], [counts[j] for j in order]
     else:
         todo.sort(key=lambda i: len(texts[i]))
     if on_batch and len(todo) < len(texts):  # the cache hits (and repeated texts) count done
         on_batch(len(texts) - len(todo))
-    for start in range(0, len(todo), batch_size):
-        batch = todo[start : start + batch_size]
+    for batch in _batches(todo, lengths, batch_size):
         batch_texts = [texts[i] for i in batch]
         if isinstance(embed_model, OnnxEmbedding | StaticEmbedding):
             vectors = embed_model.encode(batch_texts)  # normalised numpy, no list round trip

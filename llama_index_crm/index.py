@@ -183,18 +183,20 @@ class CrmGraphIndex(GraphData):
         model = load_embed_model(embed_model, backend=embed_backend)
         started = time.perf_counter()
         cache = EmbeddingCache(cache_dir)
-        done = [0]
+        done, total = [0], len(texts)
 
         def progress(n: int) -> None:
             done[0] += n
             if on_embedded:
-                on_embedded(done[0], len(texts))
+                on_embedded(done[0], total)
 
         try:
             vectors = embed_texts(model, texts, cache=cache, on_batch=progress)
         finally:
             cache.close()
         embed_seconds = time.perf_counter() - started
+        del texts
+        release_freed_memory()  # the embedding's freed heap, before BM25 and the statistics
         settings = Bm25Settings()
         bm25 = bm25_retriever([lexical_node(d) for d in docs], settings)
         index = faiss_index(vectors, approximate_above)

@@ -103,6 +103,7 @@ def test_onnx_files_are_made_without_torch(tmp_path: Path) -> None:
     texts = ["[Place] Nikitari\nClasses: Place", "Panagia Phorbiotissa (Asinou), a church"]
     fresh = OnnxEmbedding(model_dir=out[0], model_name="m", backend="onnx-int8").encode(texts)
     session = load_embed_model(backend="onnx-int8")
+    assert isinstance(session, OnnxEmbedding)
     assert Path(session.model_dir).name == Path(out[0]).name  # same recipe, same folder name
     assert np.allclose(fresh, session.encode(texts), atol=1e-6)
 
@@ -190,3 +191,32 @@ def test_model2vec_backend_works_and_is_told_apart(small_static_model: None,
     assert loaded.ask(QUESTION).nodes  # answered (BM25 and names carry the small model)
     with pytest.raises(IndexFormatError, match="model2vec backend, not onnx-int8"):
         CrmGraphIndex.load(index.folder, embed_backend="onnx-int8")
+
+
+def test_long_texts_go_in_smaller_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Batches hold up to BATCH_SIZE texts and at most TOKEN_BUDGET word pieces padded:
+    the short texts of a graph go 32 at a time, its long ones fewer (bounding what ONNX
+    Runtime's arena keeps), and every text still gets its own vector, in order."""
+    from llama_index_crm.embeddings import BATCH_SIZE, TOKEN_BUDGET
+
+    model = load_embed_model(backend="onnx-int8")
+    assert isinstance(model, OnnxEmbedding)
+    texts = [f"Church {i} of the Troodos" for i in range(40)] + [
+        " ".join(f"fresco{i} painted in the twelfth century" for i in range(40)) + f" {k}"
+        for k in range(20)]
+    calls: list[list[str]] = []
+    encode = OnnxEmbedding.encode
+
+    def counting(self: OnnxEmbedding, batch: list[str]) -> np.ndarray:
+        calls.append(list(batch))
+        return encode(self, batch)
+
+    monkeypatch.setattr(OnnxEmbedding, "encode", counting)
+    vectors = embed_texts(model, texts)
+    monkeypatch.undo()
+    sizes = [len(c) for c in calls]
+    assert sum(sizes) == len(texts) and max(sizes) == BATCH_SIZE
+    longest = max(model.token_counts(c)[-1] * len(c) for c in calls)
+    assert longest <= TOKEN_BUDGET and min(sizes) < BATCH_SIZE // 2
+    alone = model.encode([texts[-1]])[0]
+    assert float(vectors[-1] @ alone) > 0.98
