@@ -344,6 +344,10 @@ def _tail(text: str) -> list[str]:
     return lines[-LOG_TAIL_LINES:]
 
 
+MODELS_FROM: Path | None = None
+"""``--models``: model files linked into each fresh embedding cache."""
+
+
 def run_build(dataset: Dataset, variant: str, out: Path, log_dir: Path, idle_wait_s: float,
               server: LocalServer | None = None, baseline: Path | None = None,
               cache: Path | None = None) -> BuildFigures:
@@ -365,7 +369,11 @@ def run_build(dataset: Dataset, variant: str, out: Path, log_dir: Path, idle_wai
     cmd += ["--out", str(out), "--workers", str(workers), "--fr-paths", fr_paths]
     env = dict(os.environ)
     if name in EMBEDDED:
-        env["LLAMA_INDEX_CRM_CACHE"] = str(cache or Path(tempfile.mkdtemp(prefix="crm-cache-")))
+        if cache is None:
+            cache = Path(tempfile.mkdtemp(prefix="crm-cache-"))
+            if MODELS_FROM is not None:  # model files made already: only the vectors are cold
+                (cache / "models").symlink_to(MODELS_FROM.resolve())
+        env["LLAMA_INDEX_CRM_CACHE"] = str(cache)
     else:
         cmd.append("--no-embed")
     print(f"  {dataset.name:<5} {variant:<9} …", end="", flush=True)
@@ -776,8 +784,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=None, metavar="DIR",
                         help="embedding cache of the full builds (warm); default: a fresh, "
                              "empty one per run (cold)")
+    parser.add_argument("--models", type=Path, default=None, metavar="DIR",
+                        help="a models folder made by an earlier run ($LLAMA_INDEX_CRM_CACHE/"
+                             "models), linked into each fresh cache: cold vectors, model "
+                             "files already made")
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, _terminate)
+    global MODELS_FROM
+    MODELS_FROM = args.models
 
     names = ["demo", "ycba"] if args.quick else _names(args.datasets, list(all_sets), "dataset")
     variants = _names(args.variants, list(VARIANTS), "variant")
