@@ -240,6 +240,18 @@ def test_the_n_most_common_keeps_the_nth_group(exact: ExactAnswerer) -> None:
     assert three.result is not None and len(three.result.groups) == 3
 
 
+def test_a_lone_distinctive_word_of_a_name_links(exact: ExactAnswerer) -> None:
+    """People name a church by the one word that sets it apart ("podithou" for Panagia
+    Podithou); a word most names share ("panagia", "church") names none, and an absent
+    word stays not found."""
+    answer = ask(exact, "who painted podithou")
+    assert answer.status == "answered" and "Panagia Podithou" in answer.text
+    assert ask(exact, "where is podithou").status == "answered"
+    assert ask(exact, "who painted panagia").status != "answered"
+    absent = ask(exact, "who painted zebrowski")
+    assert absent.status == "not_found"
+
+
 def test_describe_an_actor(exact: ExactAnswerer) -> None:
     answer = ask(exact, "tell me about nikephoros ischyrios")
     assert answer.text.startswith("Nikephoros Ischyrios (donor; magistros")

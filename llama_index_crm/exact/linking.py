@@ -55,7 +55,7 @@ __all__ = ["MAX_SPAN", "Candidate", "Mention", "NameIndex", "content_key", "max_
 
 SCORES = {"exact": 1.0, "stripped": 0.98, "inverted": 0.98, "stop-words": 0.95,
           "short name": 0.9, "surname": 0.85, "given name": 0.85, "acronym": 0.85,
-          "qualifier": 0.85, "misspelling": 0.80, "partial": 0.75}
+          "qualifier": 0.85, "misspelling": 0.80, "partial": 0.75, "word": 0.7}
 """Score of a candidate by how its name matched."""
 EDIT_PENALTY = 0.05
 
@@ -63,9 +63,14 @@ EDIT_PENALTY = 0.05
 MAX_SPAN = 24
 """Longest phrase (in words) the scan compares with names."""
 MIN_PARTIAL_WORDS = 3
+"""A partial title match needs at least this many content words."""
 MIN_ACRONYM_WORDS = 3
 """Names of at least this many words are also known by their initials."""
-"""A partial title match needs at least this many content words."""
+RARE_WORD_NODES = 3
+"""A lone word may name a node when it is a word of the names of at most this many nodes
+(of the categories asked for), or of one name that all the others contain ("podithou" →
+Panagia Podithou, after which its frescoes are named); "church" names none."""
+MIN_WORD_CHARS = 5
 STOP_WORDS = word_set("the a an of and in on at to for with by from or")
 """Words a title may gain or lose ("Battle at La Hogue" ↔ "The Battle at La Hogue")."""
 NAME_SUFFIXES = word_set("""
@@ -258,6 +263,7 @@ class NameIndex:
         self._by_category: dict[str | None, list[str]] = {}
         self._vocabulary = sorted({w for k in self._keys for w in k.split()})
         self._vocab_set = frozenset(self._vocabulary)
+        self._words: dict[str, set[int]] | None = None
 
     def _person_keys(self, row: int, key: str, how: str) -> None:
         """Surname, name without suffixes, first and last name of a person."""
@@ -333,7 +339,29 @@ class NameIndex:
             found = self._fuzzy(key, categories, surname)
             if found:
                 return found
-        return self._partial(key, categories) if partial else []
+        if not partial:
+            return []
+        return self._partial(key, categories) or self._word(key, categories)
+
+    def _word(self, key: str, categories: Collection[str] | None) -> list[Candidate]:
+        """The nodes whose names have the lone word ``key``, when they are few."""
+        if " " in key or len(key) < MIN_WORD_CHARS or key in STOP_WORDS:
+            return []
+        if self._words is None:  # made on the first lone word: most questions never need it
+            self._words = {}
+            for name_key, pairs in self._keys.items():
+                for word in set(name_key.split()):
+                    self._words.setdefault(word, set()).update(r for r, _ in pairs)
+        found = self._candidates(((r, "word", SCORES["word"])
+                                  for r in sorted(self._words.get(key, ()))), categories)
+        if len({c.node for c in found}) <= RARE_WORD_NODES:
+            return found
+        # many names have the word because they are named after one of them ("Communion of
+        # the Apostles in the apse of the Panagia Podithou"): that one is meant
+        keys = {c.node: f" {fold_name(c.name)} " for c in found}
+        named_after = [c for c in found
+                       if all(keys[c.node] in k for n, k in keys.items() if n != c.node)]
+        return named_after if len(named_after) == 1 else []
 
     def _candidates(self, pairs: Iterable[tuple[int, str, float]],
                     categories: Collection[str] | None) -> list[Candidate]:
