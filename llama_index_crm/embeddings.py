@@ -28,10 +28,12 @@ from llama_index_crm.encoders import (
     MODEL2VEC,
     ONNX_INT8,
     TORCH,
+    ArrayEmbedding,
     OnnxEmbedding,
     StaticEmbedding,
     backend_name,
     model2vec_dir,
+    normalise,
     onnx_model_dir,
 )
 from llama_index_crm.errors import CrmError
@@ -78,7 +80,7 @@ def offline_model_path() -> Path:
 def backend_of(embed_model: BaseEmbedding) -> str:
     """The backend of a model: ours name themselves, sentence-transformers is ``torch``,
     any other LlamaIndex embedding is ``custom``."""
-    if isinstance(embed_model, OnnxEmbedding | StaticEmbedding):
+    if isinstance(embed_model, ArrayEmbedding):
         return embed_model.backend
     return TORCH if type(embed_model).__name__ == "HuggingFaceEmbedding" else "custom"
 
@@ -129,21 +131,13 @@ def load_embed_model(embed_model: BaseEmbedding | str | None = None, *,
     name = resolve_backend(embed_model, backend)
     if isinstance(embed_model, BaseEmbedding):
         return embed_model
+    if name == MODEL2VEC:
+        return StaticEmbedding(model_dir=str(_model_files(name, models)),
+                               model_name=OFFLINE_MODEL_NAME, embed_batch_size=BATCH_SIZE)
     if name != TORCH:
-        path = offline_model_path()
-        try:
-            if name == MODEL2VEC:
-                return StaticEmbedding(model_dir=str(model2vec_dir(path, models)),
-                                       model_name=OFFLINE_MODEL_NAME,
-                                       embed_batch_size=BATCH_SIZE)
-            folder = onnx_model_dir(path, int8=name == ONNX_INT8, folder=models)
-            return OnnxEmbedding(model_dir=str(folder), model_name=OFFLINE_MODEL_NAME,
-                                 backend=name, threads=threads, embed_batch_size=BATCH_SIZE)
-        except ImportError as exc:
-            raise CrmError(
-                f"The {name} backend needs {exc.name}: install it with `pip install "
-                f"'llama-index-crm[offline]'`, or choose another with --embed-backend."
-            ) from exc
+        return OnnxEmbedding(model_dir=str(_model_files(name, models)),
+                             model_name=OFFLINE_MODEL_NAME, backend=name, threads=threads,
+                             embed_batch_size=BATCH_SIZE)
     from llama_index.embeddings.huggingface import HuggingFaceEmbedding
     from transformers.utils import logging as hf_logging
 
@@ -158,25 +152,33 @@ def load_embed_model(embed_model: BaseEmbedding | str | None = None, *,
     return HuggingFaceEmbedding(model_name=embed_model, embed_batch_size=BATCH_SIZE)
 
 
+def _model_files(name: str, models: Path | None) -> Path:
+    """The folder of backend ``name``'s model files for the bundled model (made on first
+    use).
+
+    Raises:
+        CrmError: a package the backend needs is not installed.
+    """
+    path = offline_model_path()
+    try:
+        if name == MODEL2VEC:
+            return model2vec_dir(path, models)
+        return onnx_model_dir(path, int8=name == ONNX_INT8, folder=models)
+    except ImportError as exc:
+        raise CrmError(
+            f"The {name} backend needs {exc.name}: install it with `pip install "
+            f"'llama-index-crm[offline]'`, or choose another with --embed-backend."
+        ) from exc
+
+
 def prepare_model_files(embed_model: BaseEmbedding | str | None = None, *,
                         backend: str | None = None, models: Path | None = None) -> None:
     """Make the model files of a backend now (what :func:`load_embed_model` would make on
     first use), without loading the model: a build calls it before its structural phase,
     while its process is small, so that quantising the model does not add to the peak."""
     name = resolve_backend(embed_model, backend)
-    if isinstance(embed_model, BaseEmbedding) or name == TORCH:
-        return
-    path = offline_model_path()
-    try:
-        if name == MODEL2VEC:
-            model2vec_dir(path, models)
-        else:
-            onnx_model_dir(path, int8=name == ONNX_INT8, folder=models)
-    except ImportError as exc:
-        raise CrmError(
-            f"The {name} backend needs {exc.name}: install it with `pip install "
-            f"'llama-index-crm[offline]'`, or choose another with --embed-backend."
-        ) from exc
+    if not isinstance(embed_model, BaseEmbedding) and name != TORCH:
+        _model_files(name, models)
 
 
 def model_id(embed_model: BaseEmbedding) -> str:
@@ -185,7 +187,7 @@ def model_id(embed_model: BaseEmbedding) -> str:
     The torch backend keeps the name it always had (``HuggingFaceEmbedding:<model>``).
     """
     name = f"{type(embed_model).__name__}:{embed_model.model_name}"
-    if isinstance(embed_model, OnnxEmbedding | StaticEmbedding):
+    if isinstance(embed_model, ArrayEmbedding):
         name += f":{embed_model.backend}"
     return name
 
@@ -214,14 +216,6 @@ def set_torch_threads(n: int) -> None:
     torch = sys.modules.get("torch")
     if torch is not None and torch.get_num_threads() != n:
         torch.set_num_threads(n)
-
-
-def normalise(vectors: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit length (zero rows left as they are), as float32."""
-    vectors = np.asarray(vectors, dtype=np.float32)
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return vectors / norms
 
 
 class EmbeddingCache:
@@ -327,7 +321,7 @@ def embed_texts(
         on_batch(len(texts) - len(todo))
     for batch in _batches(todo, lengths, batch_size):
         batch_texts = [texts[i] for i in batch]
-        if isinstance(embed_model, OnnxEmbedding | StaticEmbedding):
+        if isinstance(embed_model, ArrayEmbedding):
             vectors = embed_model.encode(batch_texts)  # normalised numpy, no list round trip
         else:
             vectors = normalise(np.asarray(embed_model.get_text_embedding_batch(batch_texts),

@@ -195,13 +195,38 @@ def model2vec_dir(model_dir: Path, folder: Path | None = None) -> Path:
 
 
 # -- inference -------------------------------------------------------------------------------
-def _normalised(vectors: np.ndarray) -> np.ndarray:
+def normalise(vectors: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length (zero rows left as they are), as float32."""
+    vectors = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
-    return np.asarray(vectors / norms, dtype=np.float32)
+    return vectors / norms
 
 
-class OnnxEmbedding(BaseEmbedding):
+class ArrayEmbedding(BaseEmbedding):
+    """An encoder of this package: :meth:`encode` gives normalised numpy vectors for a
+    batch, and LlamaIndex's methods are read from it."""
+
+    backend: str = Field(description="the encoder backend (recorded, part of the cache key)")
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Normalised vectors of ``texts``, one row each."""
+        raise NotImplementedError
+
+    def _get_query_embedding(self, query: str) -> list[float]:
+        return self.encode([query])[0].tolist()
+
+    async def _aget_query_embedding(self, query: str) -> list[float]:
+        return self._get_query_embedding(query)
+
+    def _get_text_embedding(self, text: str) -> list[float]:
+        return self.encode([text])[0].tolist()
+
+    def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+        return self.encode(texts).tolist()
+
+
+class OnnxEmbedding(ArrayEmbedding):
     """MiniLM through ONNX Runtime: ``tokenizers`` + ONNX + mean pooling, no torch.
 
     Args:
@@ -264,22 +289,10 @@ class OnnxEmbedding(BaseEmbedding):
         hidden = self._session.run(None, {k: v for k, v in feeds.items() if k in self._inputs})[0]
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
-        return _normalised(pooled)
-
-    def _get_query_embedding(self, query: str) -> list[float]:
-        return self.encode([query])[0].tolist()
-
-    async def _aget_query_embedding(self, query: str) -> list[float]:
-        return self._get_query_embedding(query)
-
-    def _get_text_embedding(self, text: str) -> list[float]:
-        return self.encode([text])[0].tolist()
-
-    def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
-        return self.encode(texts).tolist()
+        return normalise(pooled)
 
 
-class StaticEmbedding(BaseEmbedding):
+class StaticEmbedding(ArrayEmbedding):
     """A model2vec static model: the mean of its word-piece vectors, no torch.
 
     Args:
@@ -308,16 +321,4 @@ class StaticEmbedding(BaseEmbedding):
             return np.zeros((0, 0), dtype=np.float32)
         vectors = self._model.encode(list(texts), max_length=self.max_tokens,
                                      show_progress_bar=False, use_multiprocessing=False)
-        return _normalised(np.asarray(vectors, dtype=np.float32))
-
-    def _get_query_embedding(self, query: str) -> list[float]:
-        return self.encode([query])[0].tolist()
-
-    async def _aget_query_embedding(self, query: str) -> list[float]:
-        return self._get_query_embedding(query)
-
-    def _get_text_embedding(self, text: str) -> list[float]:
-        return self.encode([text])[0].tolist()
-
-    def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
-        return self.encode(texts).tolist()
+        return normalise(np.asarray(vectors, dtype=np.float32))

@@ -46,6 +46,12 @@ def demo_texts(index: CrmGraphIndex) -> list[str]:
             for d in index.doc_ids]
 
 
+def printed_by(script: str) -> list[str]:
+    """The words a Python script prints, run in a fresh interpreter (its own imports)."""
+    return subprocess.run([sys.executable, "-c", script], check=True, capture_output=True,
+                          text=True).stdout.split()
+
+
 def test_onnx_vectors_agree_with_torch(demo_index: CrmGraphIndex) -> None:
     texts = demo_texts(demo_index)
     torch_vecs = embed_texts(load_embed_model(backend="torch"), texts)
@@ -79,8 +85,7 @@ def test_a_query_process_imports_no_torch(demo_index: CrmGraphIndex) -> None:
         f"answer = index.ask({QUESTION!r})\n"
         "print(len(answer.nodes), 'torch' in sys.modules, 'transformers' in sys.modules)\n"
     )
-    out = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True,
-                         text=True).stdout.split()
+    out = printed_by(script)
     assert int(out[0]) > 0 and out[1:] == ["False", "False"]
 
 
@@ -96,8 +101,7 @@ def test_onnx_files_are_made_without_torch(tmp_path: Path) -> None:
         f"model = load_embed_model(backend='onnx-int8', models=Path({str(tmp_path)!r}))\n"
         "print(model.model_dir, 'torch' in sys.modules)\n"
     )
-    out = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True,
-                         text=True).stdout.split()
+    out = printed_by(script)
     assert out[1] == "False"
     assert sorted(p.name for p in Path(out[0]).iterdir()) == ["model.onnx", "tokenizer.json"]
     texts = ["[Place] Nikitari\nClasses: Place", "Panagia Phorbiotissa (Asinou), a church"]
