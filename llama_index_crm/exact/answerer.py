@@ -29,7 +29,9 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 from llama_index.core.llms import LLM
 
+from llama_index_crm.exact.absence import AbsenceCheck, EmptyCheck, Proof
 from llama_index_crm.exact.execute import TITLE_RELATION, ExactResult, Executor
+from llama_index_crm.exact.language import Lexicon, Lexicons
 from llama_index_crm.exact.linking import Candidate, NameIndex
 from llama_index_crm.exact.llm_planner import LLMPlanner
 from llama_index_crm.exact.parse import Missing, Parsed, RulePlanner, Unresolved
@@ -37,6 +39,7 @@ from llama_index_crm.exact.plan import Anchor, ExactPlan, ValueFilter, Variable
 from llama_index_crm.exact.relations import RelationLexicon
 from llama_index_crm.exact.render import describe_plan, evidence_lines, render
 from llama_index_crm.exact.sparql import plan_sparql
+from llama_index_crm.exact.understanding import Understanding, covered
 from llama_index_crm.storage.names import fold_name
 
 if TYPE_CHECKING:
@@ -78,6 +81,10 @@ class ExactAnswer:
         evidence: witness paths of the first members.
         candidates: the candidates of an ambiguous name.
         missing: names that link to nothing.
+        understanding: which word of the question went where (``--explain``).
+        language: the question's language (``en``, ``fr``, ``el``…).
+        readings: other readings of the question worth trying, with how they read it
+            ("reading “Nikosia” as nicosia").
     """
 
     status: Status
@@ -92,6 +99,9 @@ class ExactAnswer:
     candidates: list[Candidate] = field(default_factory=list)
     missing: list[Missing] = field(default_factory=list)
     result: ExactResult | None = None
+    understanding: Understanding | None = None
+    language: str = "en"
+    readings: list[tuple[str, str]] = field(default_factory=list)
 
     def context_block(self) -> str:
         """The exact result as the first block of an LLM's context."""
@@ -122,6 +132,9 @@ class ExactAnswerer:
         self.planner = RulePlanner(self.names, self.lexicon, type_nouns, trial=self._trial,
                                    present=self.executor.relation_present,
                                    holders=self.executor.collection_holders)
+        self.absence = AbsenceCheck(data, self.names)
+        self.empty = EmptyCheck(data, self.executor)
+        self.lexicons = Lexicons.default()
         self._lock = threading.Lock()
 
     def _trial(self, relation: str, other: str | None, inverse: bool,
@@ -152,28 +165,135 @@ class ExactAnswerer:
             llm: plan with this LLM first (structured output), the rules when it fails.
         """
         with self._lock:
-            if plan is None:
-                parsed = self._llm_parse(question, llm) if llm is not None and not history \
-                    else None
-                parsed = parsed or self.parse(question, history)
-                chosen = self._settled_by_maker(question, parsed.ambiguous)
-                if chosen:
-                    parsed = self.planner.parse(question, self._focus(history),
-                                                {k: v[0] for k, v in chosen.items()})
-                if parsed.missing:
-                    return self._not_found(parsed.missing)
-                if parsed.ambiguous:
-                    return self._ambiguous(parsed.ambiguous)
-                if parsed.plan is None:
-                    return ExactAnswer("retrieval_only", "", plan_text=parsed.reason)
-                plan = parsed.plan
-                answer = self.execute(plan)
-                settled = [f"of the works titled “{title}”, the one by {maker}"
-                           for title, (_, maker) in chosen.items()]
-                if settled and answer.status == "answered":
-                    answer = replace(answer, text=f"{answer.text} ({'; '.join(settled)})")
-                return answer
-            return self.execute(plan)
+            if plan is not None:
+                return self.execute(plan)
+            language = self.lexicons.detect(question)
+            asked = question
+            if language != "en":
+                lexicon = self.lexicons.get(language)
+                if lexicon is None or not lexicon.words:
+                    name = lexicon.name if lexicon is not None else "this language"
+                    return ExactAnswer("retrieval_only", "", language=language,
+                                       plan_text=f"a question in {name}: no question "
+                                       f"words known for it, answered from retrieval")
+                asked = lexicon.translate(question, self._names_in(question))
+            first = self._read(asked, history, llm, language)
+            empty = first.status == "answered" and not first.total and first.plan is not None \
+                and first.plan.operation in {"list", "count", "superlative", "describe"}
+            if first.status != "retrieval_only" and not empty:
+                return first
+            for text, note in [*first.readings, *self._appositions(asked)]:
+                other = self._read(text, history, None, language)
+                if other.status == "answered" and (other.total or not empty):
+                    return replace(other, text=f"{other.text} ({note})")
+            return first
+
+    def _read(self, asked: str, history: Sequence[tuple[str, str]], llm: LLM | None,
+              language: str) -> ExactAnswer:
+        """One reading of the question: planned, checked for coverage, executed, and its
+        absences checked."""
+        parsed = self._llm_parse(asked, llm) if llm is not None and not history else None
+        parsed = parsed or self.parse(asked, history)
+        chosen = self._settled_by_maker(asked, parsed.ambiguous)
+        if chosen:
+            parsed = self.planner.parse(asked, self._focus(history),
+                                        {k: v[0] for k, v in chosen.items()})
+        if parsed.missing:
+            return self._missing(asked, parsed.missing, language)
+        if parsed.ambiguous:
+            return replace(self._ambiguous(parsed.ambiguous), language=language)
+        if parsed.plan is None:
+            return ExactAnswer("retrieval_only", "", plan_text=parsed.reason,
+                               language=language)
+        plan = parsed.plan
+        understanding = covered(asked, plan, self.lexicon)
+        understanding.language = language
+        if not understanding.complete:
+            words = ", ".join(f"“{w}”" for w in dict.fromkeys(understanding.unexplained))
+            return ExactAnswer(
+                "retrieval_only", "", plan=plan, language=language,
+                understanding=understanding,
+                plan_text=f"the plan leaves {words} unexplained, so it may answer "
+                f"another question: answered from retrieval\n"
+                f"{describe_plan(plan, self.lexicon)}")
+        answer = self.execute(plan)
+        unproven = self.empty.unproven(answer.result) if answer.result is not None else None
+        if unproven:
+            return ExactAnswer("retrieval_only", "", plan=plan, language=language,
+                               understanding=understanding,
+                               plan_text=f"{unproven}: answered from retrieval\n"
+                               f"{answer.plan_text}")
+        settled = [f"of the works titled “{title}”, the one by {maker}"
+                   for title, (_, maker) in chosen.items()]
+        if settled and answer.status == "answered":
+            answer = replace(answer, text=f"{answer.text} ({'; '.join(settled)})")
+        return replace(answer, understanding=understanding, language=language)
+
+    def _appositions(self, asked: str) -> list[tuple[str, str]]:
+        """Readings without a class noun standing before a name ("the church Panagia
+        Podithou": the church that *is* Panagia Podithou, not one of its parts)."""
+        tokens = Lexicon.tokens(asked)
+        out = []
+        for start, end in self._names_in(asked):
+            before = start - 1
+            if before < 0 or not tokens[start][:1].isupper():
+                continue
+            category = self.planner.noun_category(fold_name(tokens[before]))
+            named = {c.category for c in self.names.lookup(" ".join(tokens[start:end]))}
+            if category is not None and category in named:
+                text = " ".join(tokens[:before] + tokens[start:])
+                out.append((re.sub(r"\s+([?!.,;:])", r"\1", text),
+                            f"reading “{tokens[before]} {tokens[start]}…” as the "
+                            f"{tokens[before]} named so"))
+        return out
+
+    def _names_in(self, question: str) -> list[tuple[int, int]]:
+        """Token spans of ``question`` (:meth:`Lexicon.tokens`) that are names of the graph
+        as typed: kept whole when the question is translated ("Παναγία της Ασίνου")."""
+        tokens = Lexicon.tokens(question)
+        at = [i for i, t in enumerate(tokens) if t[:1].isalnum()]
+        words = [fold_name(tokens[i]) for i in at]
+        spans = []
+        taken: set[int] = set()
+        for mention in self.names.scan(words, skip=self.planner.skip):
+            first = tokens[at[mention.start]]
+            if mention.end - mention.start >= 2 or first[:1].isupper():
+                spans.append((at[mention.start], at[mention.end - 1] + 1))
+                taken.update(range(mention.start, mention.end))
+        # capitalised runs the scan missed: an inflected or misspelt name ("Παναγίας του
+        # Μουτουλλά" for "Παναγία του Μουτουλλά"), kept when the name index knows them
+        i = 0
+        while i < len(at):
+            if i in taken or not tokens[at[i]][:1].isupper() or i == 0:
+                i += 1
+                continue
+            j = i + 1
+            while j < len(at) and j not in taken and (
+                    tokens[at[j]][:1].isupper() or len(words[j]) <= 3 and j + 1 < len(at)
+                    and tokens[at[j + 1]][:1].isupper()):
+                j += 1
+            if j - i >= 2 and self.names.lookup(" ".join(words[i:j])):
+                spans.append((at[i], at[j - 1] + 1))
+            i = j
+        return sorted(spans)
+
+    def _missing(self, question: str, missing: Sequence[Missing],
+                 language: str) -> ExactAnswer:
+        """``not_found`` when every missing name is proven absent, else retrieval."""
+        proofs: list[Proof] = [self.absence.check(m.text, question, self.planner.vocabulary,
+                                                  foreign=language != "en")
+                               for m in missing]
+        unproven = [p for p in proofs if not p.proven]
+        if unproven:
+            readings = []
+            for proof in unproven:
+                if proof.close and fold_name(proof.close) != fold_name(proof.text):
+                    text = re.sub(re.escape(proof.text), proof.close, question, count=1)
+                    readings.append((text, f"reading “{proof.text}” as {proof.close}"))
+            return ExactAnswer("retrieval_only", "", language=language, readings=readings,
+                               plan_text="; ".join(p.reason for p in unproven)
+                               + ": answered from retrieval")
+        return replace(self._not_found(missing), language=language)
 
     def execute(self, plan: ExactPlan) -> ExactAnswer:
         """Run a plan and render its answer."""

@@ -511,6 +511,16 @@ class NameIndex:
                 return self._candidates(pairs, None)[:limit]
         return []
 
+    @property
+    def keys(self) -> list[str]:
+        """Every folded name, sorted."""
+        return self._sorted
+
+    @property
+    def vocabulary(self) -> list[str]:
+        """Every word of every folded name, sorted."""
+        return self._vocabulary
+
     # -- scanning a question ---------------------------------------------------------------
     def scan(self, words: Sequence[str], skip: Callable[[Sequence[str]], bool] | None = None,
              max_span: int = MAX_SPAN) -> list[Mention]:

@@ -544,7 +544,7 @@ class RulePlanner:
                 out.append(el)
         return out
 
-    def _skip(self, span: Sequence[str]) -> bool:
+    def skip(self, span: Sequence[str]) -> bool:
         """Phrases that are question vocabulary, not names (but a title of four words or
         more may be made of them: "the artist and his family")."""
         if all(w in self.vocabulary or w.isdigit() for w in span) and (
@@ -568,7 +568,7 @@ class RulePlanner:
                 j += 1
             block = elements[i:j]
             words = [e.alt or e.word for e in block]
-            for m in self.names.scan(words, skip=self._skip):
+            for m in self.names.scan(words, skip=self.skip):
                 if m.start > 0 or m.end < len(words):
                     pass
                 block[m.start] = _El("mention", words[m.start:m.end],

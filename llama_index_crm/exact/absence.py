@@ -1,0 +1,261 @@
+"""Absence is proven, not assumed: when words that link to no node may be reported missing.
+
+"No artist named X in this graph" is believed, so it is said only when
+
+1. the words are *name-shaped*: quoted, capitalised (beyond a sentence's first word), standing
+   where a name is expected (after "by", "of", "named", before "'s"), or holding a word that is
+   not a common word of the language (typed names in lower case: "bateman", "podithou");
+   an ordinary word ("open", "directed", "here", "else") is never reported as a missing name;
+2. and retrieval finds no document whose label is close to them (a spelling the name index
+   does not forgive, another transliteration).
+
+Otherwise the question is answered from retrieval (``retrieval_only``).
+
+>>> check = AbsenceCheck(None)
+>>> check.name_shaped("bateman", "how many works by bateman")
+True
+>>> check.name_shaped("directed", "who directed the show")
+False
+>>> check.name_shaped("Machine Art", "when did Machine Art open")
+True
+>>> check.name_shaped("open", "when did the exhibition open")
+False
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from llama_index_crm.exact.language import common_words
+from llama_index_crm.query.conversation import quoted_titles
+from llama_index_crm.storage.names import fold_name
+
+if TYPE_CHECKING:
+    from llama_index_crm.exact.execute import ExactResult, Executor
+    from llama_index_crm.exact.linking import NameIndex
+    from llama_index_crm.graph.data import GraphData
+
+__all__ = ["AbsenceCheck", "EmptyCheck", "Proof"]
+
+logger = logging.getLogger(__name__)
+
+NAME_CUES = frozenset({"by", "of", "named", "called", "titled", "entitled", "about", "from",
+                       "depicting", "depicts", "showing", "artist", "painter", "work",
+                       "painting", "photographer", "sculptor", "mr", "mrs", "ms", "dr", "sir",
+                       "saint", "st"})
+"""Words after which a name is expected."""
+CLOSE_RATIO = 88
+"""rapidfuzz ratio (0–100) from which a retrieved label is the same name spelt otherwise."""
+CLOSE_WORD_RATIO = 80
+"""The same for one typed word against one word of a label."""
+MIN_WORD = 5
+"""Letters a single word needs for that comparison."""
+RETRIEVED = 10
+"""Documents of each channel whose labels are compared."""
+_WORD = re.compile(r"[^\W_][\w'’\-]*", re.UNICODE)
+
+
+@dataclass(frozen=True, slots=True)
+class Proof:
+    """Whether words are proven absent, and why not when they are not."""
+
+    text: str
+    proven: bool
+    reason: str = ""
+    close: str | None = None
+
+
+class AbsenceCheck:
+    """Decides whether missing words are a name the graph lacks.
+
+    Args:
+        data: the loaded index whose BM25 and vectors are searched (None: names only).
+    """
+
+    def __init__(self, data: GraphData | None, names: NameIndex | None = None) -> None:
+        self.data = data
+        self.names = names
+        self.common = common_words()
+
+    def check(self, text: str, question: str, vocabulary: frozenset[str] | set[str] = frozenset(),
+              *, foreign: bool = False) -> Proof:
+        """Whether ``text`` (words of ``question`` that link to nothing) is a name proven
+        absent; ``vocabulary``: the question words of the planner (never names);
+        ``foreign``: the question was translated (an untranslated word is no name for being
+        rare in English, and a name may be spelt the language's way: each of its words is
+        compared with the graph's names)."""
+        if not self.name_shaped(text, question, vocabulary, foreign=foreign):
+            return Proof(text, False, f"“{text}” is not a name (an ordinary word)")
+        close = self.close_name(text) or self.close_document(text)
+        if close is None and foreign:
+            close = next((c for w in text.split() if (c := self.close_name(w))), None)
+        if close is not None:
+            return Proof(text, False, f"“{text}” is close to “{close}”, found by retrieval",
+                         close)
+        return Proof(text, True)
+
+    def name_shaped(self, text: str, question: str,
+                    vocabulary: frozenset[str] | set[str] = frozenset(), *,
+                    foreign: bool = False) -> bool:
+        """Whether ``text`` stands in ``question`` as a name would."""
+        folded = fold_name(text).split()
+        if not folded:
+            return False
+        if any(fold_name(t) == " ".join(folded) for t in quoted_titles(question)):
+            return True
+        tokens = [m.group() for m in _WORD.finditer(question)]
+        keys = [fold_name(t) for t in tokens]
+        start = _find(keys, folded)
+        if start is None:  # rewritten words (a contraction): judged by the words alone
+            return not foreign and any(w not in self.common and w not in vocabulary
+                                       for w in folded)
+        span = tokens[start:start + len(folded)]
+        first = start == 0
+        # in a question typed in title case or capitals, capitals say nothing
+        capitals = sum(t[:1].isupper() for t in tokens) <= max(1, len(tokens) // 2)
+        if capitals and any(t[:1].isupper() for t in span[1 if first else 0:]):
+            return True
+        if first and span[0][:1].isupper() and folded[0] not in self.common:
+            return True
+        before = keys[start - 1] if start > 0 else ""
+        if before in NAME_CUES:
+            return True
+        last = span[-1]
+        if re.search(r"['’]s?$", last) and len(last) > 2 and not foreign:
+            return True
+        return not foreign and any(w not in self.common and w not in vocabulary and not w.isdigit()
+                   for w in folded)
+
+    def close_name(self, text: str) -> str | None:
+        """A name of the name table close to ``text`` (a spelling beyond one edit, another
+        transliteration: "Nikosia" for "Nicosia")."""
+        if self.names is None:
+            return None
+        from rapidfuzz import fuzz, process
+
+        wanted = fold_name(text)
+        single = " " not in wanted and len(wanted) >= MIN_WORD
+        choices = self.names.vocabulary if single else self.names.keys
+        cutoff = CLOSE_WORD_RATIO if single else CLOSE_RATIO
+        hit = process.extractOne(wanted, choices, scorer=fuzz.ratio, score_cutoff=cutoff)
+        return str(hit[0]) if hit else None
+
+    def close_document(self, text: str) -> str | None:
+        """The label of a retrieved document close to ``text``, if any."""
+        data = self.data
+        if data is None:
+            return None
+        from rapidfuzz import fuzz
+
+        wanted = fold_name(text)
+        rows: list[int] = [r for r, _ in data.lexical.search(text, RETRIEVED)]
+        try:
+            rows += [r for r, _ in data.dense.search(data.embed_query(text), RETRIEVED)]
+        except Exception as exc:  # noqa: BLE001 - no model here: the lexical channel alone
+            logger.debug("dense search for %r failed (%s); lexical only", text, exc)
+        single = " " not in wanted and len(wanted) >= MIN_WORD
+        for row in dict.fromkeys(rows):
+            label = data.meta.labels[row]
+            forms = _forms(label)
+            if any(fuzz.ratio(wanted, form) >= CLOSE_RATIO for form in forms):
+                return label
+            # one word: another spelling of a word of the label ("Nikosia", "Nicosia")
+            if single and any(fuzz.ratio(wanted, word) >= CLOSE_WORD_RATIO
+                              for form in forms for word in form.split()):
+                return label
+        return None
+
+
+def _forms(label: str) -> list[str]:
+    """A label and its main part (before a bracket or a comma)."""
+    folded = fold_name(label)
+    head = fold_name(re.split(r"[(,;:]", label, maxsplit=1)[0])
+    return list(dict.fromkeys(f for f in (folded, head) if f))
+
+
+def _find(keys: Sequence[str], words: Sequence[str]) -> int | None:
+    n = len(words)
+    joined = " ".join(words)
+    for i in range(len(keys)):
+        if " ".join(k for k in keys[i:i + n] if k) == joined:
+            return i
+    for i in range(len(keys)):  # "o'keeffe" folds to one word, typed as two
+        for j in range(i + 1, min(len(keys), i + 2 * n) + 1):
+            if fold_name(" ".join(keys[i:j])) == joined:
+                return i
+    return None
+
+
+_YEAR = re.compile(r"\b\d{4}\b")
+NODE_RANGES = frozenset({"Actor", "Place", "Thing", "Event", "Concept"})
+
+
+class EmptyCheck:
+    """Whether an empty result of a covered plan is the graph's absence, or only its path's.
+
+    A plan walks one relation's CRM paths; the build walked every Fundamental Relationship.
+    "No churches made by X" is said only when X has no FR link to any node of the kind asked
+    either, and "the graph records no R for Y" only when Y's FR links hold no node of R's
+    range (for a date: Y's document holds no year). Otherwise the facts may sit behind a
+    path the relation does not take (a painter of a church's wall paintings), and the answer
+    comes from retrieval.
+
+    Args:
+        data: the loaded index (FR links, documents).
+        executor: the plan executor (term ids, categories).
+    """
+
+    def __init__(self, data: GraphData | None, executor: Executor) -> None:
+        self.data = data
+        self.executor = executor
+
+    def unproven(self, result: ExactResult) -> str | None:
+        """Why the absence ``result`` states is not proven (None: it is, or none is stated)."""
+        if self.data is None:
+            return None
+        plan = result.plan
+        var = plan.variables[0]
+        if not result.total and plan.operation in {"list", "count", "superlative", "group"}:
+            for anchor in plan.anchors:
+                for uri in anchor.nodes:
+                    linked = self._linked(uri, var.category)
+                    if linked:
+                        return (f"the plan's path finds none, but {anchor.label} is linked to "
+                                f"{linked} {(var.category or 'node').lower()}(s) by other "
+                                f"paths of the graph")
+        if plan.operation == "value":
+            lexicon = self.executor.lexicon
+            for item in result.items:
+                for relation_id in plan.attributes:
+                    if any(v.relation == relation_id for v in item.values):
+                        continue
+                    relation = lexicon[relation_id]
+                    if relation.range in NODE_RANGES and self._linked(item.uri, relation.range):
+                        return (f"no {relation.label} on the plan's path, but {item.label} is "
+                                f"linked to {relation.range.lower()}s by other paths")
+                    if relation.value == "time" and self._dated(item.uri):
+                        return (f"no {relation.label} on the plan's path, but the document "
+                                f"of {item.label} holds dates")
+        return None
+
+    def _linked(self, uri: str, category: str | None) -> int:
+        assert self.data is not None
+        found = 0
+        for target in self.data.fr_links(uri):
+            node = self.executor.node_id(target)
+            if node is None:
+                continue
+            if category is None or self.executor.values.category(node) == category:
+                found += 1
+        return found
+
+    def _dated(self, uri: str) -> bool:
+        assert self.data is not None
+        doc = self.data.doc_of_entity(uri)
+        if doc is None:
+            return False
+        return bool(_YEAR.search(self.data.node(doc).get_content()))

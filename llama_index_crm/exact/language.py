@@ -1,0 +1,196 @@
+"""Question languages: which one a question is in, and its words in the planner's terms.
+
+Each language has a lexicon in ``config/lexicon/<code>.json``: its function words (to
+recognise it) and ``words``, phrases of the language mapped to the English question
+vocabulary the rule planner reads ("combien de" → "how many", "a peint" → "painted").
+Names are left as typed: they link in any language the graph labels them in.
+
+A question in a language without a lexicon, or with words its lexicon does not know, is
+never read as certain: the planner sees those words as unexplained, and the answer comes
+from retrieval.
+
+>>> lex = Lexicons.default()
+>>> lex.detect("Qui a fondé l'église d'Asinou ?")
+'fr'
+>>> lex.detect("Ποιος ίδρυσε την Παναγία της Ασίνου;")
+'el'
+>>> lex.detect("who founded the church at asinou")
+'en'
+>>> lex.get("fr").translate("Qui a fondé l'église d'Asinou ?")
+'who founded the church of Asinou?'
+>>> lex.get("de").translate("Wer hat die Kirche Panagia Podithou gestiftet?")
+'who has founded the church Panagia Podithou?'
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from llama_index_crm.ontology import find_config_dir
+from llama_index_crm.storage.names import fold_name
+
+__all__ = ["Lexicon", "Lexicons", "common_words"]
+
+LEXICON_DIR = Path("lexicon")
+_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+_GREEK = re.compile(r"[\u0370-\u03ff\u1f00-\u1fff]")
+_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+MIN_FOREIGN = 2
+"""Function words of another language that make a question that language's."""
+
+
+_TOKEN = re.compile(r"[^\W_]+(?:-[^\W_]+)*['’]?|[\"“”«»‘?!.,;:]", re.UNICODE)
+"""A word (an elided article keeps its apostrophe: "l'", "dell'"), or punctuation."""
+ENGLISH_AUX = frozenset({"has", "have", "had"})
+
+
+def _key(text: str) -> str:
+    return unicodedata.normalize("NFC", text).casefold().replace("’", "'").strip("'")
+
+
+@dataclass(frozen=True, slots=True)
+class Lexicon:
+    """One language's question words.
+
+    Attributes:
+        code: ISO 639-1 code.
+        name: the language's English name.
+        function_words: folded words that mark the language.
+        words: phrase (lower case, accents kept) → the English planner words it stands for.
+        folded: the same, keyed by folded phrase (a phrase typed without its accents).
+        verb_last: participles end the clause ("Wer hat X gestiftet?"): a trailing verb
+            after "who has" moves next to it.
+    """
+
+    code: str
+    name: str
+    function_words: frozenset[str]
+    words: Mapping[str, str]
+    folded: Mapping[str, str]
+    verb_last: bool = False
+
+    @property
+    def longest(self) -> int:
+        """Words in the longest phrase of :attr:`words`."""
+        return max((len(k.split()) for k in self.words), default=1)
+
+    def _lookup(self, tokens: list[str]) -> str | None:
+        if not all(t[:1].isalnum() for t in tokens):
+            return None
+        phrase = " ".join(_key(t) for t in tokens)
+        found = self.words.get(phrase)
+        if found is None and fold_name(phrase):
+            found = self.folded.get(fold_name(phrase))
+        return found
+
+    def translate(self, question: str, keep: Sequence[tuple[int, int]] = ()) -> str:
+        """The question with every known phrase replaced by its English words (longest
+        first); names (the token spans ``keep``, see :meth:`tokens`) and unknown words are
+        kept as typed."""
+        if not self.words:
+            return question
+        tokens = self.tokens(question)
+        kept = {i for a, b in keep for i in range(a, b)}
+        out: list[str] = []
+        verbs: list[int] = []
+        i = 0
+        longest = self.longest
+        while i < len(tokens):
+            if i in kept:
+                out.append(tokens[i])
+                i += 1
+                continue
+            for size in range(min(longest, len(tokens) - i), 0, -1):
+                if any(k in kept for k in range(i, i + size)):
+                    continue
+                english = self._lookup(tokens[i:i + size])
+                if english is not None:
+                    if english:
+                        out.append(english)
+                        if english in VERB_FORMS:
+                            verbs.append(len(out) - 1)
+                    i += size
+                    break
+            else:
+                out.append(tokens[i])
+                i += 1
+        if self.verb_last and verbs and len(out) > 2 and out[1] in ENGLISH_AUX:
+            last = [k for k in range(len(out)) if out[k] not in "?!.,;:"][-1]
+            if verbs[-1] == last and last > 2:  # "who has the church X founded"
+                out.insert(2, out.pop(last))
+        text = " ".join(out)
+        return re.sub(r"\s+([?!.,;:])", r"\1", text)
+
+    @staticmethod
+    def tokens(question: str) -> list[str]:
+        """The words and punctuation :meth:`translate` reads."""
+        return _TOKEN.findall(unicodedata.normalize("NFC", question))
+
+
+VERB_FORMS = frozenset({
+    "founded", "built", "painted", "made", "drew", "sculpted", "photographed", "engraved",
+    "sponsored", "commissioned", "designed", "acquired", "bought", "depicted", "born", "died"})
+"""English verbs a lexicon translates to (a German participle ends its clause)."""
+
+
+class Lexicons:
+    """Every language lexicon of ``config/lexicon/``."""
+
+    def __init__(self, lexicons: Mapping[str, Lexicon]) -> None:
+        self.by_code = dict(lexicons)
+
+    @classmethod
+    @cache
+    def default(cls) -> Lexicons:
+        """The lexicons shipped in ``config/lexicon/``."""
+        folder = find_config_dir() / LEXICON_DIR
+        found: dict[str, Lexicon] = {}
+        for path in sorted(folder.glob("*.json")):
+            obj = json.loads(path.read_text(encoding="utf-8"))
+            words = {_key(k): v for k, v in obj.get("words", {}).items() if _key(k)}
+            folded: dict[str, str] = {}
+            for key, value in words.items():
+                folded.setdefault(fold_name(key), value)
+            found[obj["language"]] = Lexicon(
+                obj["language"], obj.get("name", obj["language"]),
+                frozenset(fold_name(w) for w in obj.get("function_words", ())), words, folded,
+                bool(obj.get("verb_last", False)))
+        return cls(found)
+
+    def detect(self, question: str) -> str:
+        """The question's language: ``el`` for Greek script, else the lexicon whose
+        function words it holds most (English unless another has at least
+        :data:`MIN_FOREIGN` and more); ``und`` for a script no lexicon covers."""
+        text = unicodedata.normalize("NFKC", question)
+        if _GREEK.search(text) and len(_GREEK.findall(text)) > len(text) // 4:
+            return "el"
+        if _CYRILLIC.search(text):
+            return "und"
+        words = [fold_name(w) for w in _WORD.findall(text)]
+        scores = {code: sum(w in lex.function_words for w in words)
+                  for code, lex in self.by_code.items()}
+        english = scores.get("en", 0)
+        best = max((c for c in scores if c != "en"), key=lambda c: scores[c], default="en")
+        if best != "en" and scores[best] >= MIN_FOREIGN and scores[best] > english:
+            return best
+        return "en"
+
+    def get(self, code: str) -> Lexicon | None:
+        """The lexicon of ``code``."""
+        return self.by_code.get(code)
+
+
+@cache
+def common_words() -> frozenset[str]:
+    """Common English words (``config/lexicon/en_common.txt``)."""
+    path = find_config_dir() / LEXICON_DIR / "en_common.txt"
+    if not path.exists():
+        return frozenset()
+    return frozenset(line.strip() for line in path.read_text(encoding="utf-8").splitlines()
+                     if line.strip() and not line.startswith("#"))

@@ -1,0 +1,291 @@
+"""What a plan understood of its question: every word's role, and the words left over.
+
+A plan is executed as certain only when it *covers* its question: every content word is
+consumed by the plan (a name it links, a relation it walks, a class or type it counts, an
+operation, a time) or is a grammatical word of the question's language. A content word the
+plan does not use ("born" in "where was the artist who made T born", read as the place of
+making) means the plan answers another question, and its answer must not be stated as the
+graph's: the question goes to retrieval instead (``retrieval_only``).
+
+>>> from llama_index_crm.exact.plan import Anchor, ExactPlan, Link, Variable
+>>> asinou = Anchor("asinou", "urn:asinou", "Asinou", "Thing")
+>>> plan = ExactPlan("who built asinou", (Variable("Actor", "who"),
+...     Variable(anchor=asinou, links=(Link("created-by", 0),))), "list")
+>>> u = understand("who built asinou", plan, planner_words())
+>>> u.complete, [(w.word, w.role) for w in u.words]
+(True, [('who', 'question'), ('built', 'relation:created-by'), ('asinou', 'name')])
+>>> understand("where was the artist who built asinou born", plan, planner_words()).unexplained
+['where', 'born']
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+
+from llama_index_crm.exact import parse as rules
+from llama_index_crm.exact.plan import Anchor, ExactPlan
+from llama_index_crm.exact.relations import Relation, RelationLexicon
+from llama_index_crm.query.conversation import quoted_titles
+from llama_index_crm.query.lexicon import singularise
+from llama_index_crm.query.temporal import find_time_range
+from llama_index_crm.storage.names import fold_name
+
+__all__ = ["PlannerWords", "Understanding", "Word", "planner_words", "understand"]
+
+_WORD = re.compile(r"[^\W_][\w'’\-]*", re.UNICODE)
+_POSSESSIVE = re.compile(r"['’]s?$")
+QUESTION_RANGES = {"where": frozenset({"Place"}), "when": frozenset({"Time"})}
+"""Question words that ask for a kind of value: the plan must give one."""
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    """One word of a question and what it was taken for.
+
+    ``role`` is ``name``, ``relation:<id>``, ``class``, ``type``, ``operation``, ``time``,
+    ``question`` (a question word), ``grammar`` (a function word of the language), or
+    ``unexplained``.
+    """
+
+    word: str
+    role: str
+
+    @property
+    def explained(self) -> bool:
+        """Whether the plan accounts for the word."""
+        return self.role != "unexplained"
+
+
+@dataclass(slots=True)
+class Understanding:
+    """Which word of a question went where.
+
+    Attributes:
+        words: each word of the question with its role, in order.
+        language: the question's language as far as its lexicon knows (``en``).
+    """
+
+    words: list[Word] = field(default_factory=list)
+    language: str = "en"
+
+    @property
+    def unexplained(self) -> list[str]:
+        """Content words no part of the plan consumes."""
+        return [w.word for w in self.words if not w.explained]
+
+    @property
+    def complete(self) -> bool:
+        """Whether the plan accounts for every content word."""
+        return not self.unexplained
+
+    def explain(self) -> str:
+        """The words and their roles, one line (``--explain``)."""
+        return " ".join(f"{w.word}[{w.role}]" for w in self.words)
+
+
+@dataclass(frozen=True, slots=True)
+class PlannerWords:
+    """The English question vocabulary, grouped by what each group may stand for."""
+
+    grammar: frozenset[str]
+    question: frozenset[str]
+    count: frozenset[str]
+    ranking: frozenset[str]
+    grouping: frozenset[str]
+    describe: frozenset[str]
+    gender: frozenset[str]
+    class_nouns: Mapping[str, str]
+    generic_things: frozenset[str]
+
+
+@cache
+def planner_words() -> PlannerWords:
+    """The rule planner's word tables, as roles for coverage."""
+    grammar = (rules.AUX | rules.COPULA | rules.DETERMINERS | rules.IMPERATIVE | rules.FILLER
+               | rules.COLLECTION | rules.HOLDING_VERBS | rules.PREPOSITIONS
+               | rules.TITLE_VERBS | rules.HONORIFICS | rules.TITLE_JOINERS
+               | frozenset(rules.PRONOUNS) | frozenset(rules.NUMBERS)
+               | {w for x in rules.EXCLUSIONS for w in x.split()}
+               | {"and", "or", "not", "no", "than", "as", "if", "whether", "did", "s", "also",
+                  "both", "either", "neither", "just", "only", "ever", "so", "then", "here",
+                  "else", "yet", "thanks", "thank", "hi", "hello", "hey", "kindly",
+                  "wondering", "curious", "interested", "look", "looking", "see", "check",
+                  "happen", "happens", "happened", "exactly", "precisely", "roughly",
+                  "around", "about", "actual", "actually", "specific", "particular",
+                  "do", "does", "got", "get", "let", "lets", "search", "find", "tell"}
+               | rules.COLLECTION_TAIL - {"?"})
+    return PlannerWords(
+        grammar=frozenset(grammar),
+        question=frozenset(rules.WH),
+        count=frozenset(rules.COUNT_WORDS | {"how", "much", "tally", "sum", "amount"}),
+        ranking=frozenset(set(rules.SUPERLATIVES) | rules.RANKING_WORDS
+                          | set(rules.DIMENSION_WORDS) | set(rules.ORDINAL_RANKS)
+                          | {w for p in rules.SUPERLATIVE_PHRASES for w in p.split()}),
+        grouping=frozenset(rules.GROUP_WORDS | set(rules.GROUP_UNITS)),
+        describe=frozenset(rules.DESCRIBE_WORDS),
+        gender=frozenset(rules.GENDER_NOUNS),
+        class_nouns=dict(rules.CLASS_NOUNS),
+        generic_things=frozenset(rules.GENERIC_THINGS),
+    )
+
+
+def _relation_words(relation: Relation) -> set[str]:
+    words: set[str] = set()
+    for phrase in (*relation.verbs, *relation.nouns, *relation.crm_words,
+                   *relation.event_hints, relation.label, relation.id.replace("-", " ")):
+        words.update(fold_name(phrase).split())
+    return words
+
+
+def _plan_relations(plan: ExactPlan) -> set[str]:
+    found: set[str] = set(plan.attributes)
+    for var in plan.variables:
+        found.update(link.relation for link in var.links)
+        for condition in var.filters:
+            found.add(condition.relation)
+            if condition.through:
+                found.add(condition.through)
+    for key in (plan.order_by, plan.group_by):
+        if key:
+            found.add(key.split(":")[0])
+    return found
+
+
+def _plan_words(plan: ExactPlan) -> tuple[set[str], set[str]]:
+    """(words of the plan's names, words of its nouns, types, hints and roles)."""
+    names: set[str] = set()
+    for anchor in plan.anchors:
+        names.update(_forms(anchor.text))
+        names.update(_forms(anchor.label))
+    nouns: set[str] = set()
+    for var in plan.variables:
+        if var.anchor is not None:
+            names.update(_forms(var.anchor.text))
+        for text in (var.noun or "", *var.types):
+            nouns.update(_forms(text))
+        for link in var.links:
+            for text in (*link.hints, link.role or ""):
+                nouns.update(_forms(text))
+    for text in plan.hints:
+        nouns.update(_forms(text))
+    return names, nouns
+
+
+def _forms(text: str) -> set[str]:
+    words = fold_name(text).split()
+    return {f for w in words for f in (w, singularise(w), _POSSESSIVE.sub("", w))}
+
+
+def _tokens(question: str) -> list[tuple[str, str]]:
+    """The question's words, folded, each tagged ``quote`` (part of a quoted title),
+    ``time`` (part of a time expression) or ``""``."""
+    text = " ".join(unicodedata.normalize("NFKC", question).split())
+    spans: list[tuple[int, int, str]] = []
+    for title in quoted_titles(text):
+        at = text.find(title)
+        if at >= 0:
+            spans.append((at, at + len(title), "quote"))
+    start = 0
+    while True:
+        found = find_time_range(text[start:])
+        if found is None:
+            break
+        spans.append((start + found.start, start + found.end, "time"))
+        start += max(found.end, 1)
+    out: list[tuple[str, str]] = []
+    for match in _WORD.finditer(text):
+        tag = next((t for a, b, t in spans if a <= match.start() < b), "")
+        raw = _POSSESSIVE.sub("", match.group()) or match.group()
+        out.extend((part, tag) for part in fold_name(raw).split())
+    return out
+
+
+def understand(question: str, plan: ExactPlan | None, words: PlannerWords,
+               lexicon: RelationLexicon | None = None,
+               extra_names: Iterable[str] = ()) -> Understanding:
+    """Each word of ``question`` with the part of ``plan`` that consumes it.
+
+    Args:
+        question: as asked (the words a pronoun stands for are ``extra_names``).
+        plan: the plan; None: only grammar and question words are explained.
+        words: the question vocabulary of the language.
+        lexicon: the relations (default: ``config/exact/relations.json``).
+        extra_names: more text the plan's names were read from (a settled title).
+    """
+    lexicon = lexicon or RelationLexicon.default()
+    relations = _plan_relations(plan) if plan is not None else set()
+    by_relation = {r: _relation_words(lexicon[r]) for r in relations if r in lexicon}
+    ranges = {lexicon[r].range for r in relations if r in lexicon} | {
+        lexicon[r].domain for r in relations if r in lexicon} | {
+        "Time" for r in relations if r in lexicon and lexicon[r].value == "time"}
+    if plan is not None:
+        ranges |= {v.category or "" for v in plan.variables}
+    names, nouns = _plan_words(plan) if plan is not None else (set(), set())
+    for text in extra_names:
+        names.update(_forms(text))
+    categories = {v.category for v in plan.variables} if plan is not None else set()
+    operation = plan.operation if plan is not None else ""
+    ranked = plan is not None and (operation in {"superlative", "group"} or bool(plan.order_by))
+    anchors_focus = plan is not None and any(a.how == "previous turn" for a in plan.anchors)
+    dated = plan is not None and (ranked or any(
+        f.years is not None for v in plan.variables for f in v.filters))
+    out: list[Word] = []
+    for word, tag in _tokens(question):
+        if tag == "quote":
+            role = "name" if word in names else "unexplained"
+        elif tag == "time":
+            role = "time" if dated else "unexplained"
+        else:
+            role = _role(word, words, by_relation, names, nouns, categories, operation,
+                         ranked, anchors_focus, ranges)
+        out.append(Word(word, role))
+    return Understanding(out)
+
+
+def _role(word: str, words: PlannerWords, by_relation: Mapping[str, set[str]],
+          names: set[str], nouns: set[str], categories: set[str | None], operation: str,
+          ranked: bool, focus: bool, ranges: set[str]) -> str:
+    single = singularise(word)
+    if word.isdigit():
+        return "time" if len(word) == 4 or ranked else "operation"
+    if word in names or single in names:
+        return "name"
+    for relation, relation_words in by_relation.items():
+        if word in relation_words or single in relation_words:
+            return f"relation:{relation}"
+    if word in words.question:
+        asked = QUESTION_RANGES.get(word)
+        return "question" if asked is None or asked & ranges else "unexplained"
+    if word in nouns or single in nouns:
+        return "type"
+    category = words.class_nouns.get(word) or words.class_nouns.get(single)
+    if category is not None and category in categories:
+        return "class"
+    if word in words.generic_things and ("Thing" in categories or operation == "describe"):
+        return "class"
+    if word in words.count and operation in {"count", "group", "superlative"}:
+        return "operation"
+    if word in words.ranking and ranked:
+        return "operation"
+    if word in words.grouping and (operation == "group" or ranked):
+        return "operation"
+    if word in words.describe and operation == "describe":
+        return "operation"
+    if focus and word in rules.PRONOUNS:
+        return "name"
+    if word in words.gender and nouns:
+        return "type"
+    if word in words.grammar or word in words.describe:
+        return "grammar"
+    return "unexplained"
+
+
+def covered(question: str, plan: ExactPlan, lexicon: RelationLexicon,
+            anchors: Sequence[Anchor] = ()) -> Understanding:
+    """:func:`understand` with the English vocabulary (the rule planner's)."""
+    return understand(question, plan, planner_words(), lexicon,
+                      extra_names=[a.text for a in anchors])
