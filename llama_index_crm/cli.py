@@ -175,9 +175,15 @@ def _print_answer(answer: Any, show_context: bool, explain: bool = False) -> Non
         print("\nEvidence:")
         for line in exact.evidence:
             print(f"  {line}")
-    if explain and exact is not None and exact.plan is not None:
-        print("\nPlan:\n  " + exact.plan_text.replace("\n", "\n  "))
-        print("\nSPARQL:\n" + exact.sparql)
+    if explain and exact is not None:
+        if exact.language != "en":
+            print(f"\nLanguage: {exact.language}")
+        if exact.understanding is not None:
+            print("\nWords: " + exact.understanding.explain())
+        if exact.plan_text:
+            print("\nPlan:\n  " + exact.plan_text.replace("\n", "\n  "))
+        if exact.sparql:
+            print("\nSPARQL:\n" + exact.sparql)
     print("\nSources:")
     for item in answer.retrieved():
         print(f"  {item['score']:.4f}  {item['label']}  <{item['uri']}>")

@@ -82,13 +82,14 @@ class AbsenceCheck:
         self.common = common_words()
 
     def check(self, text: str, question: str, vocabulary: frozenset[str] | set[str] = frozenset(),
-              *, foreign: bool = False) -> Proof:
+              *, foreign: bool = False, verbs: frozenset[str] = frozenset()) -> Proof:
         """Whether ``text`` (words of ``question`` that link to nothing) is a name proven
         absent; ``vocabulary``: the question words of the planner (never names);
         ``foreign``: the question was translated (an untranslated word is no name for being
         rare in English, and a name may be spelt the language's way: each of its words is
-        compared with the graph's names)."""
-        if not self.name_shaped(text, question, vocabulary, foreign=foreign):
+        compared with the graph's names); ``verbs``: relation verbs, next to which a name is
+        expected ("when was edward moran born", "who painted the nightmare")."""
+        if not self.name_shaped(text, question, vocabulary, foreign=foreign, verbs=verbs):
             return Proof(text, False, f"“{text}” is not a name (an ordinary word)")
         close = self.close_name(text) or self.close_document(text)
         if close is None and foreign:
@@ -100,7 +101,7 @@ class AbsenceCheck:
 
     def name_shaped(self, text: str, question: str,
                     vocabulary: frozenset[str] | set[str] = frozenset(), *,
-                    foreign: bool = False) -> bool:
+                    foreign: bool = False, verbs: frozenset[str] = frozenset()) -> bool:
         """Whether ``text`` stands in ``question`` as a name would."""
         folded = fold_name(text).split()
         if not folded:
@@ -122,7 +123,10 @@ class AbsenceCheck:
         if first and span[0][:1].isupper() and folded[0] not in self.common:
             return True
         before = keys[start - 1] if start > 0 else ""
-        if before in NAME_CUES:
+        if before in {"the", "a", "an"} and start > 1:
+            before = keys[start - 2]
+        after = keys[start + len(folded)] if start + len(folded) < len(keys) else ""
+        if before in NAME_CUES or before in verbs or after in verbs:
             return True
         last = span[-1]
         if re.search(r"['’]s?$", last) and len(last) > 2 and not foreign:
@@ -141,8 +145,10 @@ class AbsenceCheck:
         single = " " not in wanted and len(wanted) >= MIN_WORD
         choices = self.names.vocabulary if single else self.names.keys
         cutoff = CLOSE_WORD_RATIO if single else CLOSE_RATIO
-        hit = process.extractOne(wanted, choices, scorer=fuzz.ratio, score_cutoff=cutoff)
-        return str(hit[0]) if hit else None
+        hits = process.extract(wanted, choices, scorer=fuzz.ratio, score_cutoff=cutoff,
+                               limit=2)
+        # the word itself is known: the planner saw it and found it of another kind
+        return next((str(h[0]) for h in hits if h[0] != wanted), None)
 
     def close_document(self, text: str) -> str | None:
         """The label of a retrieved document close to ``text``, if any."""
@@ -161,10 +167,11 @@ class AbsenceCheck:
         for row in dict.fromkeys(rows):
             label = data.meta.labels[row]
             forms = _forms(label)
-            if any(fuzz.ratio(wanted, form) >= CLOSE_RATIO for form in forms):
+            if any(fuzz.ratio(wanted, form) >= CLOSE_RATIO and form != wanted
+                   for form in forms):
                 return label
             # one word: another spelling of a word of the label ("Nikosia", "Nicosia")
-            if single and any(fuzz.ratio(wanted, word) >= CLOSE_WORD_RATIO
+            if single and any(fuzz.ratio(wanted, word) >= CLOSE_WORD_RATIO and word != wanted
                               for form in forms for word in form.split()):
                 return label
         return None

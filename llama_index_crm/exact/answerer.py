@@ -38,8 +38,9 @@ from llama_index_crm.exact.parse import Missing, Parsed, RulePlanner, Unresolved
 from llama_index_crm.exact.plan import Anchor, ExactPlan, ValueFilter, Variable
 from llama_index_crm.exact.relations import RelationLexicon
 from llama_index_crm.exact.render import describe_plan, evidence_lines, render
+from llama_index_crm.exact.similar import RelationSimilarity
 from llama_index_crm.exact.sparql import plan_sparql
-from llama_index_crm.exact.understanding import Understanding, covered
+from llama_index_crm.exact.understanding import Understanding, covered, institution_words
 from llama_index_crm.storage.names import fold_name
 
 if TYPE_CHECKING:
@@ -133,7 +134,11 @@ class ExactAnswerer:
                                    present=self.executor.relation_present,
                                    holders=self.executor.collection_holders)
         self.absence = AbsenceCheck(data, self.names)
+        self._institution: frozenset[str] | None = None
+        self.relation_verbs = frozenset(
+            fold_name(v) for r in self.lexicon.values() for v in r.verbs if " " not in v)
         self.empty = EmptyCheck(data, self.executor)
+        self.similar = RelationSimilarity(data, self.lexicon)
         self.lexicons = Lexicons.default()
         self._lock = threading.Lock()
 
@@ -183,15 +188,29 @@ class ExactAnswerer:
             if first.status != "retrieval_only" and not empty:
                 return first
             for text, note in [*first.readings, *self._appositions(asked)]:
-                other = self._read(text, history, None, language)
+                # a reading that leaves words out is judged on the question as asked; one
+                # that replaces words (a close name, a relation word) on its own words
+                other = self._read(text, history, None, language,
+                                   cover=None if note else asked)
                 if other.status == "answered" and (other.total or not empty):
-                    return replace(other, text=f"{other.text} ({note})")
+                    return replace(other, text=f"{other.text} ({note})" if note else other.text)
             return first
 
+    @property
+    def institution(self) -> frozenset[str]:
+        """Words naming the institution whose collection the graph is (its holders)."""
+        if self._institution is None:
+            labels = [self.executor.label(n) for n in
+                      (self.executor.node_id(u) for u in self.executor.collection_holders())
+                      if n is not None]
+            self._institution = institution_words(labels)
+        return self._institution
+
     def _read(self, asked: str, history: Sequence[tuple[str, str]], llm: LLM | None,
-              language: str) -> ExactAnswer:
-        """One reading of the question: planned, checked for coverage, executed, and its
-        absences checked."""
+              language: str, cover: str | None = None) -> ExactAnswer:
+        """One reading of the question: planned, checked for coverage (of ``cover``, the
+        question as asked, when the reading left words out), executed, and its absences
+        checked."""
         parsed = self._llm_parse(asked, llm) if llm is not None and not history else None
         parsed = parsed or self.parse(asked, history)
         chosen = self._settled_by_maker(asked, parsed.ambiguous)
@@ -206,7 +225,8 @@ class ExactAnswerer:
             return ExactAnswer("retrieval_only", "", plan_text=parsed.reason,
                                language=language)
         plan = parsed.plan
-        understanding = covered(asked, plan, self.lexicon)
+        understanding = covered(cover or asked, plan, self.lexicon,
+                                collection=self.institution)
         understanding.language = language
         if not understanding.complete:
             words = ", ".join(f"“{w}”" for w in dict.fromkeys(understanding.unexplained))
@@ -281,7 +301,8 @@ class ExactAnswerer:
                  language: str) -> ExactAnswer:
         """``not_found`` when every missing name is proven absent, else retrieval."""
         proofs: list[Proof] = [self.absence.check(m.text, question, self.planner.vocabulary,
-                                                  foreign=language != "en")
+                                                  foreign=language != "en",
+                                                  verbs=self.relation_verbs)
                                for m in missing]
         unproven = [p for p in proofs if not p.proven]
         if unproven:
@@ -290,6 +311,20 @@ class ExactAnswerer:
                 if proof.close and fold_name(proof.close) != fold_name(proof.text):
                     text = re.sub(re.escape(proof.text), proof.close, question, count=1)
                     readings.append((text, f"reading “{proof.text}” as {proof.close}"))
+            ordinary = [p.text for p in unproven if p.close is None]
+            for words in ordinary:  # a relation word by meaning ("portrays" → depicts)
+                match = self.similar.match(words)
+                if match is not None:
+                    relation, score = match
+                    word = self.similar.word_for(relation)
+                    text = re.sub(r"\b" + re.escape(words) + r"\b", word, question, count=1)
+                    readings.append((text, f"reading “{words}” as “{word}”, "
+                                     f"{self.lexicon[relation].label} ({score:.2f})"))
+            if ordinary:  # the question without them; coverage then judges what they meant
+                text = question
+                for words in ordinary:
+                    text = re.sub(r"\b" + re.escape(words) + r"\b", " ", text, count=1)
+                readings.append((" ".join(text.split()), ""))
             return ExactAnswer("retrieval_only", "", language=language, readings=readings,
                                plan_text="; ".join(p.reason for p in unproven)
                                + ": answered from retrieval")

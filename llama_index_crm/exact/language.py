@@ -48,6 +48,8 @@ MIN_FOREIGN = 2
 _TOKEN = re.compile(r"[^\W_]+(?:-[^\W_]+)*['’]?|[\"“”«»‘?!.,;:]", re.UNICODE)
 """A word (an elided article keeps its apostrophe: "l'", "dell'"), or punctuation."""
 ENGLISH_AUX = frozenset({"has", "have", "had"})
+QUESTION_WORDS = frozenset({"who", "what", "which", "when", "where", "how many", "whose",
+                            "who is", "who are", "who was", "in which year"})
 
 
 def _key(text: str) -> str:
@@ -173,6 +175,13 @@ class Lexicons:
         if _CYRILLIC.search(text):
             return "und"
         words = [fold_name(w) for w in _WORD.findall(text)]
+        if words:  # a question word of one language only opens its questions
+            first = _key(_WORD.findall(text)[0])
+            own = self.by_code.get("en")
+            if own is None or words[0] not in own.function_words:
+                for code, lex in self.by_code.items():
+                    if code != "en" and lex.words.get(first) in QUESTION_WORDS:
+                        return code
         scores = {code: sum(w in lex.function_words for w in words)
                   for code, lex in self.by_code.items()}
         english = scores.get("en", 0)

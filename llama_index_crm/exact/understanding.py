@@ -206,7 +206,8 @@ def _tokens(question: str) -> list[tuple[str, str]]:
 
 def understand(question: str, plan: ExactPlan | None, words: PlannerWords,
                lexicon: RelationLexicon | None = None,
-               extra_names: Iterable[str] = ()) -> Understanding:
+               extra_names: Iterable[str] = (),
+               collection: Iterable[str] = ()) -> Understanding:
     """Each word of ``question`` with the part of ``plan`` that consumes it.
 
     Args:
@@ -215,7 +216,10 @@ def understand(question: str, plan: ExactPlan | None, words: PlannerWords,
         words: the question vocabulary of the language.
         lexicon: the relations (default: ``config/exact/relations.json``).
         extra_names: more text the plan's names were read from (a settled title).
+        collection: words naming the institution whose collection the graph is ("ycba",
+            "center"): like "museum", they say where, not what.
     """
+    held = frozenset(collection)
     lexicon = lexicon or RelationLexicon.default()
     relations = _plan_relations(plan) if plan is not None else set()
     by_relation = {r: _relation_words(lexicon[r]) for r in relations if r in lexicon}
@@ -239,6 +243,8 @@ def understand(question: str, plan: ExactPlan | None, words: PlannerWords,
             role = "name" if word in names else "unexplained"
         elif tag == "time":
             role = "time" if dated else "unexplained"
+        elif word in held:
+            role = "grammar"
         else:
             role = _role(word, words, by_relation, names, nouns, categories, operation,
                          ranked, anchors_focus, ranges)
@@ -285,7 +291,26 @@ def _role(word: str, words: PlannerWords, by_relation: Mapping[str, set[str]],
 
 
 def covered(question: str, plan: ExactPlan, lexicon: RelationLexicon,
-            anchors: Sequence[Anchor] = ()) -> Understanding:
+            anchors: Sequence[Anchor] = (), collection: Iterable[str] = ()) -> Understanding:
     """:func:`understand` with the English vocabulary (the rule planner's)."""
     return understand(question, plan, planner_words(), lexicon,
-                      extra_names=[a.text for a in anchors])
+                      extra_names=[a.text for a in anchors], collection=collection)
+
+
+def institution_words(labels: Iterable[str]) -> frozenset[str]:
+    """The words of an institution's names and their initials ("Yale Center for British
+    Art" → yale, center, british, art, ycba).
+
+    >>> sorted(institution_words(["Yale Center for British Art"]))
+    ['art', 'british', 'center', 'centre', 'for', 'yale', 'ycba', 'ycfba']
+    """
+    found: set[str] = set()
+    for label in labels:
+        words = fold_name(label).split()
+        found.update(words)
+        if "center" in found or "centre" in found:
+            found.update({"center", "centre"})
+        if len(words) >= 2:
+            found.add("".join(w[0] for w in words))
+            found.add("".join(w[0] for w in words if w not in rules.TITLE_JOINERS))
+    return frozenset(found)

@@ -112,6 +112,12 @@ class CrmAnswer:
                     "total": exact.total, "plan": exact.plan_text, "sparql": exact.sparql,
                     "evidence": exact.evidence, "items": exact.items[:50],
                     "candidates": [c.node for c in exact.candidates]},
+                "understood": None if exact is None else {
+                    "language": exact.language,
+                    "words": [[w.word, w.role] for w in exact.understanding.words]
+                    if exact.understanding is not None else [],
+                    "why_retrieval": exact.plan_text.split("\n")[0]
+                    if exact.status == "retrieval_only" else ""},
                 "sources": self.source_records(), "latency_s": round(self.latency_s, 4)}
 
 

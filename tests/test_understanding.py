@@ -1,0 +1,143 @@
+"""Exact answers that know what they understood: coverage, proven absence, other readings,
+and questions in the languages of the demo graph's labels (English, Greek, French, German,
+Italian, Spanish)."""
+
+from __future__ import annotations
+
+import pytest
+
+from llama_index_crm.exact.absence import AbsenceCheck
+from llama_index_crm.exact.answerer import ExactAnswer, ExactAnswerer, answerer_for
+from llama_index_crm.exact.language import Lexicons
+from llama_index_crm.exact.plan import Anchor, ExactPlan, Link, Variable
+from llama_index_crm.exact.understanding import planner_words, understand
+from llama_index_crm.index import CrmGraphIndex
+
+FOUNDER = "Nikephoros Ischyrios"
+
+
+@pytest.fixture(scope="module")
+def exact(demo_index: CrmGraphIndex) -> ExactAnswerer:
+    return answerer_for(demo_index)
+
+
+def ask(exact: ExactAnswerer, question: str) -> ExactAnswer:
+    return exact.answer(question, [])
+
+
+# -- coverage ---------------------------------------------------------------------------
+
+def test_a_word_the_plan_does_not_use_leaves_the_question_unexplained() -> None:
+    asinou = Anchor("asinou", "urn:asinou", "Asinou", "Thing")
+    plan = ExactPlan("who built asinou", (Variable("Actor", "who"),
+                     Variable(anchor=asinou, links=(Link("created-by", 0),))), "list")
+    words = planner_words()
+    assert understand("who built asinou", plan, words).complete
+    # the same plan read for a question about a birthplace: "born" and "where" are left
+    left = understand("where was the builder of asinou born", plan, words).unexplained
+    assert left == ["where", "born"]
+    # a time expression the plan ignores is content too
+    assert "1105" in understand("who built asinou in 1105", plan, words).unexplained
+
+
+def test_a_plan_that_does_not_cover_its_question_is_not_stated(exact: ExactAnswerer) -> None:
+    answer = ask(exact, "which painter worked on the most churches")
+    assert answer.status == "retrieval_only"
+    assert answer.count is None
+    assert answer.understanding is not None and "worked" in answer.understanding.unexplained
+    assert "unexplained" in answer.plan_text
+
+
+# -- absence is proven --------------------------------------------------------------------
+
+@pytest.mark.parametrize("question", [
+    "when did the church at lagoudera open",
+    "who is behind asinou",
+    "tell me about something unusual here",
+    "what else is there",
+])
+def test_ordinary_words_are_never_reported_as_missing_names(exact: ExactAnswerer,
+                                                            question: str) -> None:
+    answer = ask(exact, question)
+    assert answer.status != "not_found", answer.text
+    assert answer.count != 0
+
+
+def test_a_typed_name_the_graph_lacks_is_still_not_found(exact: ExactAnswerer) -> None:
+    answer = ask(exact, "which churches did bateman paint")
+    assert answer.status == "not_found"
+    assert "bateman" in answer.text
+
+
+def test_name_shape_needs_a_capital_a_quote_a_cue_or_a_rare_word() -> None:
+    check = AbsenceCheck(None)
+    assert check.name_shaped("bateman", "how many works by bateman")
+    assert check.name_shaped("Machine Art", "when did Machine Art open")
+    assert check.name_shaped("open", "works by open")  # where a name is expected
+    assert not check.name_shaped("open", "when did the exhibition open")
+    assert not check.name_shaped("Directed", "Who Directed The Show")  # title case says nothing
+
+
+def test_another_spelling_of_a_graph_name_is_read_as_it(exact: ExactAnswerer) -> None:
+    # "Nikosia" is no node, but the graph holds "Nicosia": never "no place named Nikosia"
+    answer = ask(exact, "how many churches are in the district of Nikosia")
+    assert answer.status != "not_found"
+    if answer.status == "answered":
+        assert "Nikosia" in answer.text and "Nicosia" in answer.text
+
+
+def test_an_empty_path_is_not_an_empty_graph(exact: ExactAnswerer) -> None:
+    # Theodore Apseudes painted wall paintings of two churches; no production of a church
+    # names him, so the plan's path is empty, but the FR graph links him to them
+    answer = ask(exact, "Which churches did Theodore Apseudes paint?")
+    assert "There are no" not in answer.text
+    assert answer.count is None or answer.count > 0
+
+
+def test_an_appositive_noun_names_the_node_itself(exact: ExactAnswerer) -> None:
+    answer = ask(exact, "who founded the church Panagia Podithou")
+    assert answer.status == "answered"
+    assert "Demetre de Coron" in answer.text
+
+
+# -- languages ------------------------------------------------------------------------------
+
+def test_languages_are_recognised() -> None:
+    lex = Lexicons.default()
+    assert lex.detect("Wie viele Kirchen gibt es im Bezirk Nikosia?") == "de"
+    assert lex.detect("¿Quién pintó la iglesia de Lagoudera?") == "es"
+    assert lex.detect("Chi ha dipinto la chiesa di Lagoudera?") == "it"
+    assert lex.detect("Πόσες εκκλησίες βρίσκονται στην Πιτσιλιά;") == "el"
+    assert lex.detect("Кто построил церковь в Асину?") == "und"
+
+
+@pytest.mark.parametrize("question", [
+    "who founded the church at asinou",
+    "Ποιος ίδρυσε την Παναγία της Ασίνου;",
+    "Qui a fondé l'église d'Asinou ?",
+    "Wer hat die Kirche von Asinou gestiftet?",
+    "¿Quién fundó la iglesia de Asinou?",
+    "Chi ha fondato la chiesa di Asinou?",
+])
+def test_the_same_question_in_six_languages_gets_the_same_answer(
+        exact: ExactAnswerer, question: str) -> None:
+    answer = ask(exact, question)
+    assert answer.status == "answered", (answer.status, answer.plan_text)
+    assert FOUNDER in answer.text
+
+
+@pytest.mark.parametrize("question", [
+    "How many churches are in Nicosia District?",
+    "Πόσες εκκλησίες βρίσκονται στην Επαρχία Λευκωσίας;",
+    "Combien d'églises y a-t-il dans le district de Nicosia ?",
+])
+def test_counts_agree_across_languages(exact: ExactAnswerer, question: str) -> None:
+    answer = ask(exact, question)
+    assert answer.status == "answered" and answer.count == 10, answer.text
+
+
+def test_a_language_without_a_lexicon_goes_to_retrieval(exact: ExactAnswerer) -> None:
+    answer = ask(exact, "Кто построил церковь в Асину?")
+    assert answer.status == "retrieval_only"
+    assert answer.language == "und"
+    assert answer.count is None
