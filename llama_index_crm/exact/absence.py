@@ -36,7 +36,7 @@ from llama_index_crm.storage.names import fold_name
 
 if TYPE_CHECKING:
     from llama_index_crm.exact.execute import ExactResult, Executor
-    from llama_index_crm.exact.linking import NameIndex
+    from llama_index_crm.exact.linking import Candidate, NameIndex
     from llama_index_crm.graph.data import GraphData
 
 __all__ = ["AbsenceCheck", "EmptyCheck", "Proof"]
@@ -44,14 +44,19 @@ __all__ = ["AbsenceCheck", "EmptyCheck", "Proof"]
 logger = logging.getLogger(__name__)
 
 NAME_CUES = frozenset({"by", "of", "named", "called", "titled", "entitled", "about", "from",
-                       "depicting", "depicts", "showing", "artist", "painter", "work",
-                       "painting", "photographer", "sculptor", "mr", "mrs", "ms", "dr", "sir",
+                       "depicting", "depicts", "showing", "mr", "mrs", "ms", "dr", "sir",
                        "saint", "st"})
 """Words after which a name is expected."""
 CLOSE_RATIO = 88
 """rapidfuzz ratio (0–100) from which a retrieved label is the same name spelt otherwise."""
 CLOSE_WORD_RATIO = 80
 """The same for one typed word against one word of a label."""
+CLOSE_FOREIGN_RATIO = 85
+"""The same for each word of a name in a translated question ("Nikosia", "Nicosia")."""
+EXISTING = frozenset({"exact", "stripped", "inverted", "stop-words"})
+"""Ways a name matches that say the node is there (as another kind than asked)."""
+MIN_NAME = 3
+"""Letters a lone word needs to be read as a name ("se", "s" are not)."""
 MIN_WORD = 5
 """Letters a single word needs for that comparison."""
 RETRIEVED = 10
@@ -82,7 +87,8 @@ class AbsenceCheck:
         self.common = common_words()
 
     def check(self, text: str, question: str, vocabulary: frozenset[str] | set[str] = frozenset(),
-              *, foreign: bool = False, verbs: frozenset[str] = frozenset()) -> Proof:
+              *, foreign: bool = False, verbs: frozenset[str] = frozenset(),
+              elsewhere: Sequence[Candidate] = ()) -> Proof:
         """Whether ``text`` (words of ``question`` that link to nothing) is a name proven
         absent; ``vocabulary``: the question words of the planner (never names);
         ``foreign``: the question was translated (an untranslated word is no name for being
@@ -91,12 +97,19 @@ class AbsenceCheck:
         expected ("when was edward moran born", "who painted the nightmare")."""
         if not self.name_shaped(text, question, vocabulary, foreign=foreign, verbs=verbs):
             return Proof(text, False, f"“{text}” is not a name (an ordinary word)")
-        close = self.close_name(text) or self.close_document(text)
-        if close is None and foreign:
-            close = next((c for w in text.split() if (c := self.close_name(w))), None)
+        named = next((c for c in elsewhere if c.how in EXISTING), None)
+        if named is not None:  # "Mowgli in the Jungle was painted by?": the work is there
+            return Proof(text, False, f"“{text}” names a {named.category.lower()} of the "
+                         f"graph, not the kind the reading expected")
+        close = self.close_name(text, foreign) or self.close_document(text, foreign)
         if close is not None:
             return Proof(text, False, f"“{text}” is close to “{close}”, found by retrieval",
                          close)
+        if foreign:  # a name spelt the language's way: no proof, and no reading either
+            word = next((c for w in text.split()
+                         if len(w) >= MIN_WORD and (c := self.close_name(w, True))), None)
+            if word is not None:
+                return Proof(text, False, f"“{text}” may be spelt “{word}” in the graph")
         return Proof(text, True)
 
     def name_shaped(self, text: str, question: str,
@@ -104,7 +117,7 @@ class AbsenceCheck:
                     foreign: bool = False, verbs: frozenset[str] = frozenset()) -> bool:
         """Whether ``text`` stands in ``question`` as a name would."""
         folded = fold_name(text).split()
-        if not folded:
+        if not folded or len(folded) == 1 and len(folded[0]) < MIN_NAME:
             return False
         if any(fold_name(t) == " ".join(folded) for t in quoted_titles(question)):
             return True
@@ -113,11 +126,11 @@ class AbsenceCheck:
         start = _find(keys, folded)
         if start is None:  # rewritten words (a contraction): judged by the words alone
             return not foreign and any(w not in self.common and w not in vocabulary
-                                       for w in folded)
+                                       and len(w) > 2 for w in folded)
         span = tokens[start:start + len(folded)]
         first = start == 0
         # in a question typed in title case or capitals, capitals say nothing
-        capitals = sum(t[:1].isupper() for t in tokens) <= max(1, len(tokens) // 2)
+        capitals = len(tokens) < 3 or sum(t[:1].isupper() for t in tokens) < 0.8 * len(tokens)
         if capitals and any(t[:1].isupper() for t in span[1 if first else 0:]):
             return True
         if first and span[0][:1].isupper() and folded[0] not in self.common:
@@ -126,15 +139,15 @@ class AbsenceCheck:
         if before in {"the", "a", "an"} and start > 1:
             before = keys[start - 2]
         after = keys[start + len(folded)] if start + len(folded) < len(keys) else ""
-        if before in NAME_CUES or before in verbs or after in verbs:
+        if before in NAME_CUES or not foreign and (before in verbs or after in verbs):
             return True
         last = span[-1]
         if re.search(r"['’]s?$", last) and len(last) > 2 and not foreign:
             return True
         return not foreign and any(w not in self.common and w not in vocabulary and not w.isdigit()
-                   for w in folded)
+                                   and len(w) > 2 for w in folded)
 
-    def close_name(self, text: str) -> str | None:
+    def close_name(self, text: str, foreign: bool = False) -> str | None:
         """A name of the name table close to ``text`` (a spelling beyond one edit, another
         transliteration: "Nikosia" for "Nicosia")."""
         if self.names is None:
@@ -142,15 +155,17 @@ class AbsenceCheck:
         from rapidfuzz import fuzz, process
 
         wanted = fold_name(text)
-        single = " " not in wanted and len(wanted) >= MIN_WORD
+        single = " " not in wanted and len(wanted) >= MIN_WORD and (
+            foreign or wanted not in self.common)  # "mother" is no misspelt "mothers"
         choices = self.names.vocabulary if single else self.names.keys
-        cutoff = CLOSE_WORD_RATIO if single else CLOSE_RATIO
+        cutoff = (CLOSE_FOREIGN_RATIO if foreign else CLOSE_WORD_RATIO) if single \
+            else CLOSE_RATIO
         hits = process.extract(wanted, choices, scorer=fuzz.ratio, score_cutoff=cutoff,
                                limit=2)
         # the word itself is known: the planner saw it and found it of another kind
         return next((str(h[0]) for h in hits if h[0] != wanted), None)
 
-    def close_document(self, text: str) -> str | None:
+    def close_document(self, text: str, foreign: bool = False) -> str | None:
         """The label of a retrieved document close to ``text``, if any."""
         data = self.data
         if data is None:
@@ -163,7 +178,9 @@ class AbsenceCheck:
             rows += [r for r, _ in data.dense.search(data.embed_query(text), RETRIEVED)]
         except Exception as exc:  # noqa: BLE001 - no model here: the lexical channel alone
             logger.debug("dense search for %r failed (%s); lexical only", text, exc)
-        single = " " not in wanted and len(wanted) >= MIN_WORD
+        single = " " not in wanted and len(wanted) >= MIN_WORD and (
+            foreign or wanted not in self.common)
+        word_ratio = CLOSE_FOREIGN_RATIO if foreign else CLOSE_WORD_RATIO
         for row in dict.fromkeys(rows):
             label = data.meta.labels[row]
             forms = _forms(label)
@@ -171,7 +188,7 @@ class AbsenceCheck:
                    for form in forms):
                 return label
             # one word: another spelling of a word of the label ("Nikosia", "Nicosia")
-            if single and any(fuzz.ratio(wanted, word) >= CLOSE_WORD_RATIO and word != wanted
+            if single and any(fuzz.ratio(wanted, word) >= word_ratio and word != wanted
                               for form in forms for word in form.split()):
                 return label
         return None
@@ -228,6 +245,9 @@ class EmptyCheck:
         var = plan.variables[0]
         if not result.total and plan.operation in {"list", "count", "superlative", "group"}:
             for anchor in plan.anchors:
+                if var.category is not None and anchor.category == var.category:
+                    return (f"the question names {anchor.label}, itself a "
+                            f"{var.category.lower()} like those it asks for")
                 for uri in anchor.nodes:
                     linked = self._linked(uri, var.category)
                     if linked:

@@ -136,7 +136,8 @@ class ExactAnswerer:
         self.absence = AbsenceCheck(data, self.names)
         self._institution: frozenset[str] | None = None
         self.relation_verbs = frozenset(
-            fold_name(v) for r in self.lexicon.values() for v in r.verbs if " " not in v)
+            fold_name(v) for r in self.lexicon.values() for v in r.verbs
+            if " " not in v) - set(self.planner.nouns)
         self.empty = EmptyCheck(data, self.executor)
         self.similar = RelationSimilarity(data, self.lexicon)
         self.lexicons = Lexicons.default()
@@ -173,15 +174,16 @@ class ExactAnswerer:
             if plan is not None:
                 return self.execute(plan)
             language = self.lexicons.detect(question)
-            asked = question
-            if language != "en":
-                lexicon = self.lexicons.get(language)
-                if lexicon is None or not lexicon.words:
-                    name = lexicon.name if lexicon is not None else "this language"
-                    return ExactAnswer("retrieval_only", "", language=language,
-                                       plan_text=f"a question in {name}: no question "
-                                       f"words known for it, answered from retrieval")
-                asked = lexicon.translate(question, self._names_in(question))
+            lexicon = self.lexicons.get(language)
+            if language != "en" and (lexicon is None or not lexicon.words):
+                name = lexicon.name if lexicon is not None else "this language"
+                return ExactAnswer("retrieval_only", "", language=language,
+                                   plan_text=f"a question in {name}: no question "
+                                   f"words known for it, answered from retrieval")
+            asked = question  # English idioms ("who's behind") or another language's words
+            if lexicon is not None and lexicon.words:
+                asked = lexicon.translate(question,
+                                          self._names_in(question, lexicon.elision))
             first = self._read(asked, history, llm, language)
             empty = first.status == "answered" and not first.total and first.plan is not None \
                 and first.plan.operation in {"list", "count", "superlative", "describe"}
@@ -252,9 +254,9 @@ class ExactAnswerer:
     def _appositions(self, asked: str) -> list[tuple[str, str]]:
         """Readings without a class noun standing before a name ("the church Panagia
         Podithou": the church that *is* Panagia Podithou, not one of its parts)."""
-        tokens = Lexicon.tokens(asked)
+        tokens = Lexicon.tokens(asked, False)
         out = []
-        for start, end in self._names_in(asked):
+        for start, end in self._names_in(asked, False):
             before = start - 1
             if before < 0 or not tokens[start][:1].isupper():
                 continue
@@ -267,10 +269,10 @@ class ExactAnswerer:
                             f"{tokens[before]} named so"))
         return out
 
-    def _names_in(self, question: str) -> list[tuple[int, int]]:
+    def _names_in(self, question: str, elision: bool = True) -> list[tuple[int, int]]:
         """Token spans of ``question`` (:meth:`Lexicon.tokens`) that are names of the graph
         as typed: kept whole when the question is translated ("Παναγία της Ασίνου")."""
-        tokens = Lexicon.tokens(question)
+        tokens = Lexicon.tokens(question, elision)
         at = [i for i, t in enumerate(tokens) if t[:1].isalnum()]
         words = [fold_name(tokens[i]) for i in at]
         spans = []
@@ -302,7 +304,8 @@ class ExactAnswerer:
         """``not_found`` when every missing name is proven absent, else retrieval."""
         proofs: list[Proof] = [self.absence.check(m.text, question, self.planner.vocabulary,
                                                   foreign=language != "en",
-                                                  verbs=self.relation_verbs)
+                                                  verbs=self.relation_verbs,
+                                                  elsewhere=m.elsewhere)
                                for m in missing]
         unproven = [p for p in proofs if not p.proven]
         if unproven:

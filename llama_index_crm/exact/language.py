@@ -47,6 +47,8 @@ MIN_FOREIGN = 2
 
 _TOKEN = re.compile(r"[^\W_]+(?:-[^\W_]+)*['’]?|[\"“”«»‘?!.,;:]", re.UNICODE)
 """A word (an elided article keeps its apostrophe: "l'", "dell'"), or punctuation."""
+_WHOLE_TOKEN = re.compile(r"[^\W_]+(?:['’\-][^\W_]+)*|[\"“”«»‘?!.,;:]", re.UNICODE)
+"""A word with its apostrophes ("who's", "o'keeffe"), or punctuation."""
 ENGLISH_AUX = frozenset({"has", "have", "had"})
 QUESTION_WORDS = frozenset({"who", "what", "which", "when", "where", "how many", "whose",
                             "who is", "who are", "who was", "in which year"})
@@ -68,6 +70,8 @@ class Lexicon:
         folded: the same, keyed by folded phrase (a phrase typed without its accents).
         verb_last: participles end the clause ("Wer hat X gestiftet?"): a trailing verb
             after "who has" moves next to it.
+        elision: articles are elided before a vowel ("l'église"): a word ends at its
+            apostrophe.
     """
 
     code: str
@@ -76,6 +80,7 @@ class Lexicon:
     words: Mapping[str, str]
     folded: Mapping[str, str]
     verb_last: bool = False
+    elision: bool = False
 
     @property
     def longest(self) -> int:
@@ -97,7 +102,7 @@ class Lexicon:
         kept as typed."""
         if not self.words:
             return question
-        tokens = self.tokens(question)
+        tokens = self.tokens(question, self.elision)
         kept = {i for a, b in keep for i in range(a, b)}
         out: list[str] = []
         verbs: list[int] = []
@@ -126,13 +131,17 @@ class Lexicon:
             last = [k for k in range(len(out)) if out[k] not in "?!.,;:"][-1]
             if verbs[-1] == last and last > 2:  # "who has the church X founded"
                 out.insert(2, out.pop(last))
+        if out == tokens:
+            return question  # nothing of the lexicon's: the question as typed
         text = " ".join(out)
         return re.sub(r"\s+([?!.,;:])", r"\1", text)
 
     @staticmethod
-    def tokens(question: str) -> list[str]:
-        """The words and punctuation :meth:`translate` reads."""
-        return _TOKEN.findall(unicodedata.normalize("NFC", question))
+    def tokens(question: str, elision: bool = True) -> list[str]:
+        """The words and punctuation :meth:`translate` reads (``elision``: a word ends at
+        an apostrophe, as French and Italian articles do)."""
+        pattern = _TOKEN if elision else _WHOLE_TOKEN
+        return pattern.findall(unicodedata.normalize("NFC", question))
 
 
 VERB_FORMS = frozenset({
@@ -162,7 +171,7 @@ class Lexicons:
             found[obj["language"]] = Lexicon(
                 obj["language"], obj.get("name", obj["language"]),
                 frozenset(fold_name(w) for w in obj.get("function_words", ())), words, folded,
-                bool(obj.get("verb_last", False)))
+                bool(obj.get("verb_last", False)), bool(obj.get("elision", False)))
         return cls(found)
 
     def detect(self, question: str) -> str:
