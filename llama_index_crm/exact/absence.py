@@ -243,7 +243,7 @@ class EmptyCheck:
             return None
         plan = result.plan
         var = plan.variables[0]
-        if not result.total and plan.operation in {"list", "count", "superlative", "group"}:
+        if not result.total:
             for anchor in plan.anchors:
                 if var.category is not None and anchor.category == var.category:
                     return (f"the question names {anchor.label}, itself a "

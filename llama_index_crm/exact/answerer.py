@@ -52,6 +52,8 @@ logger = logging.getLogger(__name__)
 
 Status = Literal["answered", "not_found", "ambiguous", "retrieval_only"]
 _BY_MAKER = re.compile(r"\bby\s+([^?!.,;]+)", re.IGNORECASE)
+_RELATIVE = re.compile(r"\b([A-Za-z]+)\s+(who|that)\s+([A-Za-z]+)\s+", re.IGNORECASE)
+"""A noun, "who" or "that", and a verb: a relative clause ("the artist who made …")."""
 """The words after "by" in a question: a maker's name, perhaps followed by more."""
 MAX_HISTORY = 3
 """Earlier turns searched for what a pronoun points back to."""
@@ -189,7 +191,8 @@ class ExactAnswerer:
                 and first.plan.operation in {"list", "count", "superlative", "describe"}
             if first.status != "retrieval_only" and not empty:
                 return first
-            for text, note in [*first.readings, *self._appositions(asked)]:
+            for text, note in [*first.readings, *self._appositions(asked),
+                               *self._relative_clauses(asked)]:
                 # a reading that leaves words out is judged on the question as asked; one
                 # that replaces words (a close name, a relation word) on its own words
                 other = self._read(text, history, None, language,
@@ -251,6 +254,18 @@ class ExactAnswerer:
             answer = replace(answer, text=f"{answer.text} ({'; '.join(settled)})")
         return replace(answer, understanding=understanding, language=language)
 
+    def _relative_clauses(self, asked: str) -> list[tuple[str, str]]:
+        """Readings with a relative clause on a maker's noun made a genitive ("the artist
+        who made T" → "the artist of T"), which the planner composes further ("where was
+        … born")."""
+        out = []
+        for match in _RELATIVE.finditer(asked):
+            noun, verb = fold_name(match.group(1)), fold_name(match.group(3))
+            if self.planner.noun_category(noun) == "Actor" and verb in self.relation_verbs:
+                text = asked[:match.start()] + f"{match.group(1)} of " + asked[match.end():]
+                out.append((text, ""))
+        return out
+
     def _appositions(self, asked: str) -> list[tuple[str, str]]:
         """Readings without a class noun standing before a name ("the church Panagia
         Podithou": the church that *is* Panagia Podithou, not one of its parts)."""
@@ -279,7 +294,8 @@ class ExactAnswerer:
         taken: set[int] = set()
         for mention in self.names.scan(words, skip=self.planner.skip):
             first = tokens[at[mention.start]]
-            if mention.end - mention.start >= 2 or first[:1].isupper():
+            # one capitalised word opening the question is no sign of a name ("Dove è …")
+            if mention.end - mention.start >= 2 or first[:1].isupper() and mention.start:
                 spans.append((at[mention.start], at[mention.end - 1] + 1))
                 taken.update(range(mention.start, mention.end))
         # capitalised runs the scan missed: an inflected or misspelt name ("Παναγίας του

@@ -237,8 +237,20 @@ def understand(question: str, plan: ExactPlan | None, words: PlannerWords,
     anchors_focus = plan is not None and any(a.how == "previous turn" for a in plan.anchors)
     dated = plan is not None and (ranked or any(
         f.years is not None for v in plan.variables for f in v.filters))
+    asked = _asked_noun(question, words)
+    head = plan.variables[0] if plan is not None else None
+    head_words = (_forms(head.noun or "") | {f for t in head.types for f in _forms(t)}
+                  ) if head is not None else set()
     out: list[Word] = []
-    for word, tag in _tokens(question):
+    for index, (word, tag) in enumerate(_tokens(question)):
+        if asked is not None and index == asked[0] and head is not None:
+            # "which country …": the plan must ask for the country, not for another node
+            noun = asked[1]
+            category = words.class_nouns.get(noun) or words.class_nouns.get(singularise(noun))
+            if noun not in head_words and singularise(noun) not in head_words and not (
+                    category is not None and category == head.category and not head.noun):
+                out.append(Word(word, "unexplained"))
+                continue
         if tag == "quote":
             role = "name" if word in names else "unexplained"
         elif tag == "time":
@@ -250,6 +262,17 @@ def understand(question: str, plan: ExactPlan | None, words: PlannerWords,
                          ranked, anchors_focus, ranges)
         out.append(Word(word, role))
     return Understanding(out)
+
+
+def _asked_noun(question: str, words: PlannerWords) -> tuple[int, str] | None:
+    """(index of "which"/"what", the class noun right after it), if the question has one."""
+    tokens = [w for w, _ in _tokens(question)]
+    for i, word in enumerate(tokens[:-1]):
+        following = tokens[i + 1]
+        if word in {"which", "what"} and (following in words.class_nouns or singularise(
+                following) in words.class_nouns) and following not in words.generic_things:
+            return i, following
+    return None
 
 
 def _role(word: str, words: PlannerWords, by_relation: Mapping[str, set[str]],
