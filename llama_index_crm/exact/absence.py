@@ -72,6 +72,8 @@ class Proof:
     proven: bool
     reason: str = ""
     close: str | None = None
+    named: bool = False
+    """The words name a node of another kind than the reading expected."""
 
 
 class AbsenceCheck:
@@ -100,7 +102,7 @@ class AbsenceCheck:
         named = next((c for c in elsewhere if c.how in EXISTING), None)
         if named is not None:  # "Mowgli in the Jungle was painted by?": the work is there
             return Proof(text, False, f"“{text}” names a {named.category.lower()} of the "
-                         f"graph, not the kind the reading expected")
+                         f"graph, not the kind the reading expected", named=True)
         close = self.close_name(text, foreign) or self.close_document(text, foreign)
         if close is not None:
             return Proof(text, False, f"“{text}” is close to “{close}”, found by retrieval",

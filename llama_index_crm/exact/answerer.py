@@ -54,6 +54,8 @@ Status = Literal["answered", "not_found", "ambiguous", "retrieval_only"]
 _BY_MAKER = re.compile(r"\bby\s+([^?!.,;]+)", re.IGNORECASE)
 _RELATIVE = re.compile(r"\b([A-Za-z]+)\s+(who|that)\s+([A-Za-z]+)\s+", re.IGNORECASE)
 """A noun, "who" or "that", and a verb: a relative clause ("the artist who made …")."""
+_PASSIVE = re.compile(r"^(?P<x>.+?)[\s:,\-—]+(?:(?:was|were|is|are)\s+)?(?P<verb>\w+)\s+by\s*\??$",
+                      re.IGNORECASE)
 """The words after "by" in a question: a maker's name, perhaps followed by more."""
 MAX_HISTORY = 3
 """Earlier turns searched for what a pronoun points back to."""
@@ -105,6 +107,7 @@ class ExactAnswer:
     understanding: Understanding | None = None
     language: str = "en"
     readings: list[tuple[str, str]] = field(default_factory=list)
+    fallback: ExactAnswer | None = None
 
     def context_block(self) -> str:
         """The exact result as the first block of an LLM's context."""
@@ -192,14 +195,14 @@ class ExactAnswerer:
             if first.status != "retrieval_only" and not empty:
                 return first
             for text, note in [*first.readings, *self._appositions(asked),
-                               *self._relative_clauses(asked)]:
+                               *self._relative_clauses(asked), *self._passives(asked)]:
                 # a reading that leaves words out is judged on the question as asked; one
                 # that replaces words (a close name, a relation word) on its own words
                 other = self._read(text, history, None, language,
                                    cover=None if note else asked)
                 if other.status == "answered" and (other.total or not empty):
                     return replace(other, text=f"{other.text} ({note})" if note else other.text)
-            return first
+            return first.fallback or first
 
     @property
     def institution(self) -> frozenset[str]:
@@ -231,7 +234,8 @@ class ExactAnswerer:
                                language=language)
         plan = parsed.plan
         understanding = covered(cover or asked, plan, self.lexicon,
-                                collection=self.institution)
+                                collection=self.institution,
+                                names=[maker for _, maker in chosen.values()])
         understanding.language = language
         if not understanding.complete:
             words = ", ".join(f"“{w}”" for w in dict.fromkeys(understanding.unexplained))
@@ -253,6 +257,15 @@ class ExactAnswerer:
         if settled and answer.status == "answered":
             answer = replace(answer, text=f"{answer.text} ({'; '.join(settled)})")
         return replace(answer, understanding=understanding, language=language)
+
+    @staticmethod
+    def _passives(asked: str) -> list[tuple[str, str]]:
+        """A question asked as a passive with its agent left open ("Mowgli in the Jungle
+        was painted by?", "the book worm: made by?") read as "who painted …"."""
+        match = _PASSIVE.match(asked.strip())
+        if match is None:
+            return []
+        return [(f"who {match.group('verb')} {match.group('x').strip(' :,-—')}", "")]
 
     def _relative_clauses(self, asked: str) -> list[tuple[str, str]]:
         """Readings with a relative clause on a maker's noun made a genitive ("the artist
@@ -324,6 +337,11 @@ class ExactAnswerer:
                                                   elsewhere=m.elsewhere)
                                for m in missing]
         unproven = [p for p in proofs if not p.proven]
+        if unproven and all(p.named for p in unproven):
+            # the names are nodes of another kind: true to say, once no reading answers
+            fallback = replace(self._not_found(missing), language=language)
+            return ExactAnswer("retrieval_only", "", language=language, fallback=fallback,
+                               plan_text="; ".join(p.reason for p in unproven))
         if unproven:
             readings = []
             for proof in unproven:

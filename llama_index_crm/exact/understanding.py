@@ -172,7 +172,17 @@ def _plan_words(plan: ExactPlan) -> tuple[set[str], set[str]]:
                 nouns.update(_forms(text))
     for text in plan.hints:
         nouns.update(_forms(text))
+    for var in plan.variables:  # words a text must contain are the question's, as names
+        for condition in var.filters:
+            if condition.contains:
+                names.update(_forms(condition.contains))
     return names, nouns
+
+
+def _stand_ins(plan: ExactPlan) -> bool:
+    """Whether a text filter stands in for a relation the graph does not record (the words
+    of titles for "depicting"): the answer says so, and it consumes that relation's word."""
+    return any(c.forms for v in plan.variables for c in v.filters)
 
 
 def _forms(text: str) -> set[str]:
@@ -222,6 +232,8 @@ def understand(question: str, plan: ExactPlan | None, words: PlannerWords,
     held = frozenset(collection)
     lexicon = lexicon or RelationLexicon.default()
     relations = _plan_relations(plan) if plan is not None else set()
+    if plan is not None and _stand_ins(plan):
+        relations |= {r.id for r in lexicon.values()}
     by_relation = {r: _relation_words(lexicon[r]) for r in relations if r in lexicon}
     ranges = {lexicon[r].range for r in relations if r in lexicon} | {
         lexicon[r].domain for r in relations if r in lexicon} | {
@@ -237,6 +249,10 @@ def understand(question: str, plan: ExactPlan | None, words: PlannerWords,
     anchors_focus = plan is not None and any(a.how == "previous turn" for a in plan.anchors)
     dated = plan is not None and (ranked or any(
         f.years is not None for v in plan.variables for f in v.filters))
+    excluded = _excluded_words(question) if plan is not None and any(
+        v.exclude for v in plan.variables) else set()
+    if any(r in relations for r in ("dimension", "dimensions-statement")):
+        by_relation.setdefault("dimension", set()).update(rules._SIZE_NOUNS)
     asked = _asked_noun(question, words)
     head = plan.variables[0] if plan is not None else None
     head_words = (_forms(head.noun or "") | {f for t in head.types for f in _forms(t)}
@@ -251,7 +267,9 @@ def understand(question: str, plan: ExactPlan | None, words: PlannerWords,
                     category is not None and category == head.category and not head.noun):
                 out.append(Word(word, "unexplained"))
                 continue
-        if tag == "quote":
+        if word in excluded:
+            role = "name"
+        elif tag == "quote":
             role = "name" if word in names else "unexplained"
         elif tag == "time":
             role = "time" if dated else "unexplained"
@@ -262,6 +280,22 @@ def understand(question: str, plan: ExactPlan | None, words: PlannerWords,
                          ranked, anchors_focus, ranges)
         out.append(Word(word, role))
     return Understanding(out)
+
+
+def _excluded_words(question: str) -> set[str]:
+    """Words of what a question leaves out ("aside from Asinou, …"): up to a comma or a
+    question word."""
+    text = fold_name(question.replace(",", " , "))
+    found: set[str] = set()
+    for phrase in rules.EXCLUSIONS:
+        at = f" {text} ".find(f" {phrase} ")
+        if at < 0:
+            continue
+        for word in f" {text} "[at + len(phrase) + 1:].split():
+            if word == "," or word in rules.WH:
+                break
+            found.add(word)
+    return found
 
 
 def _asked_noun(question: str, words: PlannerWords) -> tuple[int, str] | None:
@@ -314,10 +348,12 @@ def _role(word: str, words: PlannerWords, by_relation: Mapping[str, set[str]],
 
 
 def covered(question: str, plan: ExactPlan, lexicon: RelationLexicon,
-            anchors: Sequence[Anchor] = (), collection: Iterable[str] = ()) -> Understanding:
-    """:func:`understand` with the English vocabulary (the rule planner's)."""
+            anchors: Sequence[Anchor] = (), collection: Iterable[str] = (),
+            names: Iterable[str] = ()) -> Understanding:
+    """:func:`understand` with the English vocabulary (the rule planner's); ``names``: more
+    names the answer used (a maker that settled which work a title meant)."""
     return understand(question, plan, planner_words(), lexicon,
-                      extra_names=[a.text for a in anchors], collection=collection)
+                      extra_names=[*(a.text for a in anchors), *names], collection=collection)
 
 
 def institution_words(labels: Iterable[str]) -> frozenset[str]:
