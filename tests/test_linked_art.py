@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -31,7 +32,8 @@ CRM = "http://www.cidoc-crm.org/cidoc-crm/"
 
 
 @pytest.fixture
-def packaged_context_only(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def packaged_context_only(monkeypatch: pytest.MonkeyPatch,
+                          tmp_path: Path) -> Iterator[None]:
     """No LLAMA_INDEX_CRM_CONTEXTS and no ../shared copy: only the package's own."""
     monkeypatch.delenv(jsonld_contexts.CONTEXTS_ENV, raising=False)
     monkeypatch.setattr(jsonld_contexts, "DEV_CONTEXTS", tmp_path / "no-shared")

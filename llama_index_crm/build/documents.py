@@ -196,6 +196,11 @@ class DocumentWriter:
         """True for appellations, types, time-spans, dimensions and rights."""
         return bool(nb.superclasses(node) & SATELLITE_CLASSES)
 
+    def is_folded(self, nb: Neighbourhood, node: str) -> bool:
+        """True for satellites and for Linked Art's role assignments and role sets: nodes
+        written into the documents of others, with none of their own."""
+        return self.is_satellite(nb, node) or is_role_node(nb, node)
+
     def class_names(self, nb: Neighbourhood, node: str) -> list[str]:
         """English labels of the node's classes, sorted."""
         return sorted({self.ontology.label(t) for t in nb.types.get(node, ())})
@@ -389,10 +394,10 @@ class DocumentWriter:
         if dims:
             lines.append("Dimensions: " + "; ".join(dims))
         shown: set[str] = set(nb.objects(entity, _TYPE))
-        lines.extend(self._role_lines(nb, lab, entity, category, shown))
         for node, kind, text in statements(nb, lab, entity):
             lines.append(f"{kind}: {text}")
             shown.add(node)
+        lines.extend(self._role_lines(nb, lab, entity, category, shown))
         derivations = {m.fr.id: self.walker.derivations(nb, entity, m) for m in matches}
         lines.extend(self._fr_lines(nb, lab, matches, derivations, shown))
         ids = self._names(nb, lab, entity, identifiers=True)
