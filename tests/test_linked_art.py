@@ -121,6 +121,24 @@ def test_a_linked_art_object_record_builds_with_the_packaged_context(
     members = {(e["fr"], e["o"]) for e in edges
                if e["s"] == "https://museum.example/set/paintings"}
     assert ("thing-thing-has-member", obj) in members
+
+
+def test_a_linked_art_exhibition_with_its_objects_curator_and_place(
+        tmp_path: Path, packaged_context_only: None) -> None:
+    docs, edges = _build([DATA / "linked_art_object.json", DATA / "linked_art_exhibition.json"],
+                         tmp_path / "index")
+    show, obj = ("https://museum.example/activity/nocturnes-1990",
+                 "https://museum.example/object/night-scene")
+    mine = {(e["fr"], e["o"]) for e in edges if e["s"] == show}
+    assert ("event-thing-used-set-members", obj) in mine  # used a set whose member it is
+    assert ("event-actor-had-in-a-role", "https://museum.example/person/curator-1") in mine
+    assert ("event-actor-by", "https://museum.example/group/museum") in mine
+    assert ("event-place-from", "https://museum.example/place/gallery-2") in mine
+    back = {(e["fr"], e["o"]) for e in edges if e["s"] == obj}
+    assert ("thing-event-used-in-as-set-member", show) in back
+    text = docs[show]
+    assert "Curator: Mary Ward" in text  # P14.1 in the role: the assignment's type
+    assert "Date: 1990-03-01 to 1990-06-30" in text
     with RdfFileSource([DATA / "linked_art_object.json"]) as source:
         dates = {q.object.value for q in source.store
                  if q.predicate.value.startswith(CRM + "P82")}
