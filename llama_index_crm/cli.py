@@ -102,6 +102,10 @@ def cmd_build(args: argparse.Namespace) -> int:
         "triples archived": stats.triples_archived,
         **({"rejected statements": len(rejected)} if rejected else {}),
         **({"bytes read as Latin-1": latin1} if latin1 else {}),
+        **({"record-local ids kept apart": len(report.scoped_ids)} if report.scoped_ids else {}),
+        **({"Linked Art dates repaired": report.dates_repaired}
+           if report.dates_repaired else {}),
+        **({"date values kept as text": len(report.not_dates)} if report.not_dates else {}),
         "seconds": round(seconds, 1),
         "peak memory (MB)": round(peak_rss_mb()),
     }
@@ -110,6 +114,12 @@ def cmd_build(args: argparse.Namespace) -> int:
     for key, value in summary.items():
         print(f"  {key:<{width}}  {value:,}" if isinstance(value, int) else
               f"  {key:<{width}}  {value}")
+    if report.scoped_ids:
+        shown = ", ".join(f"{iri} ({n} records)"
+                          for iri, n in list(report.scoped_ids.items())[:SHOWN_REJECTIONS])
+        print(f"Record-local identifiers used by several records for different things, each "
+              f"kept apart as <record id>/<path> (--no-record-scopes reads them as published): "
+              f"{shown}{' …' if len(report.scoped_ids) > SHOWN_REJECTIONS else ''}")
     if rejected:
         print(f"Rejected statements (skipped; all {len(rejected):,} in {out / REJECTED}, "
               "--strict to stop at the first):")
@@ -133,9 +143,11 @@ def source_options(args: argparse.Namespace) -> dict[str, Any]:
         wrong = [name for name, value in given.items() if value]
         if wrong:
             raise CrmError(f"{', '.join(wrong)}: options of a SPARQL endpoint, not of files.")
-        return {**kw, "strict": args.strict, **({"base_iri": args.base} if args.base else {})}
-    if args.strict or args.base:
-        raise CrmError("--strict and --base are options of RDF files, not of an endpoint.")
+        return {**kw, "strict": args.strict, **({"base_iri": args.base} if args.base else {}),
+                **({"scope_record_ids": False} if args.no_record_scopes else {})}
+    if args.strict or args.base or args.no_record_scopes:
+        raise CrmError("--strict, --base and --no-record-scopes are options of RDF files, "
+                       "not of an endpoint.")
     if args.auth:
         kw["auth"] = split_user_password(args.auth, "--auth")
     if args.header:
@@ -252,6 +264,10 @@ def make_parser() -> argparse.ArgumentParser:
     files.add_argument("--strict", action="store_true",
                        help="stop at the first statement that does not parse (default: skip "
                             "it, report it and write it to rejected.nt)")
+    files.add_argument("--no-record-scopes", action="store_true",
+                       help="read Linked Art records' record-local identifiers as published "
+                            "(default: one used by several records for different things, "
+                            "such as .../TimeSpan/0, is kept apart by record)")
     files.add_argument("--base", metavar="IRI",
                        help="resolve relative IRIs against this IRI (default: the file's "
                             "file: URL)")

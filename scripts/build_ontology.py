@@ -13,6 +13,12 @@ ontology (exit status 1 with a list of problems if any is unknown) and writes, d
 * ``aliases.json``: CRM 5.x/6.x names -> 7.1.3 names, namespace variants;
 * ``relationship_weights.json``: how much a property matters when ranking triples.
 
+The Linked Art profile adds its ``la:`` terms (``Set``, ``member_of``, ``equivalent``, ...),
+read from ``<shared>/datasets/ontology/crm_vocab.tsv`` (the cromulent term table) and kept
+under their local names in the vocabulary ``la``, and the FRs of
+``scripts/linked_art_profile.json`` (roles through attribute assignments, sets and their
+members, custodians), appended to the TR-429 ones.
+
 CRMdig and FRBRoo have no RDFS in ``shared`` (no licence stated). Their terms come from the
 reference tables, which were derived from those files: ``class_index``/``unmapped`` of
 fc_class_mapping.json (classes, categories) and ``subproperties``/``constraint_subclasses`` of
@@ -39,6 +45,10 @@ from typing import Any
 import pyoxigraph as ox
 
 REPO = Path(__file__).resolve().parent.parent
+LINKED_ART_PROFILE = REPO / "scripts" / "linked_art_profile.json"
+LINKED_ART_VOCAB = "crm_vocab.tsv"
+LA_SYMMETRIC = frozenset({"equivalent"})
+"""Linked Art properties with no inverse that read the same both ways."""
 DEFAULT_SHARED = REPO.parent / "shared"
 DEFAULT_OUT = REPO / "config"
 
@@ -354,6 +364,62 @@ def add_reference_terms(vocab: Vocabulary, fc_map: Mapping[str, Any],
             inverse=info.get("inverse"), symmetric=bool(info.get("symmetric"))))
 
 
+def add_linked_art_terms(vocab: Vocabulary, tsv: Path, problems: list[str]) -> None:
+    """The ``la:`` classes and properties of the cromulent term table, by local name."""
+    if not tsv.exists():
+        raise BuildError(f"Linked Art term table not found: {tsv} (use --shared)")
+
+    def ref(term: str) -> str:
+        return term.partition(":")[2] if term.startswith(("la:", "dig:")) else term
+
+    rows = [line.split("\t") for line in tsv.read_text(encoding="utf-8").splitlines()[1:]]
+    for row in rows:
+        if not row[0].startswith("la:") or len(row) < 4:
+            continue
+        name = ref(row[0])
+        if vocab.knows(name):
+            problems.append(f"la:{name} has the local name of another term")
+            continue
+        cells = [*row, *[""] * 10]
+        term = Term("la", LINKED_ART_VOCAB, labels={"en": cells[3]})
+        if cells[1] == "class":
+            term.supers = {ref(s) for s in cells[5].split("|") if s}
+            vocab.classes[name] = term
+        elif cells[1] == "property":
+            term.supers = {ref(s) for s in cells[5].split("|") if s}
+            term.domain, term.range = ref(cells[6]) or None, ref(cells[7]) or None
+            term.inverse = ref(cells[8]) or None
+            term.symmetric = name in LA_SYMMETRIC
+            vocab.properties[name] = term
+    for table in (vocab.classes, vocab.properties):
+        for name, term in table.items():
+            if term.vocab == "la":
+                for other in sorted(term.supers):
+                    if other not in table:
+                        problems.append(f"la:{name}: unknown super {other}")
+
+
+def add_profile_frs(frs: dict[str, Any], profile: Mapping[str, Any], vocab: Vocabulary,
+                    problems: list[str]) -> None:
+    """Append the Linked Art profile's FRs to ``frs`` (names checked, counts updated)."""
+    known = {fr["id"] for fr in frs["relationships"]}
+    added = build_frs({"relationships": profile["relationships"],
+                       "fundamental_categories": {}, "rules": {}, "step_schema": {},
+                       "source": "", "crm_version": "", "description": ""}, vocab, problems,
+                      parents=known)
+    for fr in added["relationships"]:
+        if fr["id"] in known:
+            problems.append(f"{fr['id']}: the Linked Art profile repeats a TR-429 id")
+        fr["profile"] = "linked-art"
+    frs["relationships"] += added["relationships"]
+    rels = frs["relationships"]
+    frs["counts"] = {"relationships": len(rels), "paths": sum(len(r["paths"]) for r in rels),
+                     "specializations": sum(1 for r in rels if r["specialization_of"]),
+                     "general": sum(1 for r in rels if not r["specialization_of"]),
+                     "linked_art_profile": len(added["relationships"])}
+    frs["about"] += " " + profile["about"]
+
+
 def add_mentioned_terms(vocab: Vocabulary, problems: list[str]) -> None:
     """Stub extension terms that a declared term names as its super (vir.ttl -> FRBRoo R57)."""
     for table in (vocab.classes, vocab.properties):
@@ -532,9 +598,13 @@ def split_round_trips(steps: list[dict[str, Any]], vocab: Vocabulary) -> tuple[l
     return out, "; ".join(notes)
 
 
-def build_frs(fr_ref: Mapping[str, Any], vocab: Vocabulary, problems: list[str]) -> dict[str, Any]:
-    """fundamental_relationships.json: the FRs in the reference step schema, names checked."""
-    ids = {fr["id"] for fr in fr_ref["relationships"]}
+def build_frs(fr_ref: Mapping[str, Any], vocab: Vocabulary, problems: list[str],
+              parents: Iterable[str] = ()) -> dict[str, Any]:
+    """fundamental_relationships.json: the FRs in the reference step schema, names checked.
+
+    ``parents``: ids of other relationships that a specialisation may name.
+    """
+    ids = {fr["id"] for fr in fr_ref["relationships"]} | set(parents)
     relationships: list[dict[str, Any]] = []
     n_paths = 0
     for fr in fr_ref["relationships"]:
@@ -566,6 +636,8 @@ def build_frs(fr_ref: Mapping[str, Any], vocab: Vocabulary, problems: list[str])
                                   "paths": paths}
         if fr.get("alt_labels"):
             record["alt_labels"] = list(fr["alt_labels"])
+        if fr.get("note"):
+            record["note"] = fr["note"]
         relationships.append(record)
     fcs = {}
     for fc, spec in fr_ref["fundamental_categories"].items():
@@ -706,6 +778,7 @@ def build(shared: Path) -> tuple[dict[str, Any], list[str]]:
     problems: list[str] = []
     vocab = read_ontology(shared / "datasets" / "ontology", alias_targets)
     add_reference_terms(vocab, fc_map, fr_ref)
+    add_linked_art_terms(vocab, shared / "datasets" / "ontology" / LINKED_ART_VOCAB, problems)
     add_mentioned_terms(vocab, problems)
     complete_properties(vocab)
     reduce_reference_supers(vocab)
@@ -721,6 +794,7 @@ def build(shared: Path) -> tuple[dict[str, Any], list[str]]:
             problems.append(f"category {fc}: roots differ between the reference files")
     categories, notes = assign_categories(vocab, fc_defs, fc_map)
     frs = build_frs(fr_ref, vocab, problems)
+    add_profile_frs(frs, load_json(LINKED_ART_PROFILE), vocab, problems)
     notes += compare_closures(vocab, fr_ref)
     outputs = {"fundamental_relationships.json": frs}
     outputs["categories.json"] = {

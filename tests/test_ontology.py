@@ -240,12 +240,16 @@ def test_namespace_attributes() -> None:
 
 # ----------------------------------------------------------------------------- FRs
 def test_fr_counts(onto: Ontology) -> None:
-    frs = onto.fundamental_relationships()
+    every = onto.fundamental_relationships()
+    frs = [fr for fr in every if fr.profile is None]  # TR-429's own
     assert len(frs) == 101
     assert sum(len(fr.paths) for fr in frs) == 216
     assert sum(1 for fr in frs if fr.specialization_of) == 29
-    assert {fr.domain for fr in frs} <= set(CATEGORIES)
-    assert len(onto.frs_from("Thing")) == 36
+    assert {fr.domain for fr in every} <= set(CATEGORIES)
+    linked_art = [fr for fr in every if fr.profile == "linked-art"]
+    assert len(linked_art) == 7 and len(every) == 108
+    assert every[:101] == tuple(frs)  # the profile's come after TR-429's
+    assert len(onto.frs_from("Thing")) == 36 + 4
     assert onto.frs_from("Time") == ()
     with pytest.raises(ValueError):
         onto.frs_from("Person")
@@ -259,6 +263,7 @@ def test_fr_names_exist_in_config(onto: Ontology) -> None:
     properties = _load("properties.json")["properties"]
     classes = _load("classes.json")["classes"]
     seen_props: set[str] = set()
+    profile_props: set[str] = set()
     for fr in onto.fundamental_relationships():
         if fr.specialization_of:
             onto.fundamental_relationship(fr.specialization_of)
@@ -267,10 +272,14 @@ def test_fr_names_exist_in_config(onto: Ontology) -> None:
             for step in path.steps:
                 for name in iter_step_properties(step):
                     assert name in properties, f"{path.id}: {name}"
-                    seen_props.add(name)
+                    (seen_props if fr.profile is None else profile_props).add(name)
                 for name in iter_step_classes(step):
                     assert name in classes, f"{path.id}: {name}"
     assert len(seen_props) == 107
+    # the Linked Art profile: roles (P129, P140, P141) and la: terms
+    assert {"P141_assigned", "P129_is_about", "member_of", "has_member",
+            "current_permanent_custodian"} <= profile_props - seen_props
+    assert properties["member_of"]["vocab"] == "la"
     for rule in ("event_to_time", "time_to_event", "range_by_type"):
         for step in onto.rule_steps(rule):
             assert all(p in properties for p in iter_step_properties(step))

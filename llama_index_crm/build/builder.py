@@ -390,7 +390,7 @@ class DocumentBuilder:
             doc = docs.get(uri)
             if doc is not None:
                 result.documents.append(doc)
-            elif self.writer.is_satellite(nb, uri):
+            elif self.writer.is_folded(nb, uri):
                 result.satellites += 1
             else:
                 result.uncategorised += 1

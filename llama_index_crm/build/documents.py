@@ -35,6 +35,13 @@ from llama_index_crm.build.labels import (
     looks_like_iri,
 )
 from llama_index_crm.build.neighbourhood import Neighbourhood
+from llama_index_crm.build.roles import (
+    actor_roles,
+    event_roles,
+    is_role_node,
+    role_lines,
+    statements,
+)
 from llama_index_crm.build.traversal import Derivation, FRMatch, FRWalker
 from llama_index_crm.ontology import Ontology, derivation_words
 from llama_index_crm.rdf import RDF_VALUE, XSD, Literal
@@ -188,6 +195,11 @@ class DocumentWriter:
     def is_satellite(nb: Neighbourhood, node: str) -> bool:
         """True for appellations, types, time-spans, dimensions and rights."""
         return bool(nb.superclasses(node) & SATELLITE_CLASSES)
+
+    def is_folded(self, nb: Neighbourhood, node: str) -> bool:
+        """True for satellites and for Linked Art's role assignments and role sets: nodes
+        written into the documents of others, with none of their own."""
+        return self.is_satellite(nb, node) or is_role_node(nb, node)
 
     def class_names(self, nb: Neighbourhood, node: str) -> list[str]:
         """English labels of the node's classes, sorted."""
@@ -351,7 +363,7 @@ class DocumentWriter:
                 queries were rejected by the server).
         """
         category = nb.category(entity)
-        if category is None or self.is_satellite(nb, entity):
+        if category is None or self.is_satellite(nb, entity) or is_role_node(nb, entity):
             return None
         if fr_targets is None:
             matches = self.walker.walk(nb, entity, category)
@@ -382,6 +394,10 @@ class DocumentWriter:
         if dims:
             lines.append("Dimensions: " + "; ".join(dims))
         shown: set[str] = set(nb.objects(entity, _TYPE))
+        for node, kind, text in statements(nb, lab, entity):
+            lines.append(f"{kind}: {text}")
+            shown.add(node)
+        lines.extend(self._role_lines(nb, lab, entity, category, shown))
         derivations = {m.fr.id: self.walker.derivations(nb, entity, m) for m in matches}
         lines.extend(self._fr_lines(nb, lab, matches, derivations, shown))
         ids = self._names(nb, lab, entity, identifiers=True)
@@ -403,6 +419,22 @@ class DocumentWriter:
             fr_edges=_fr_edges(matches, derivations),
             named=lab.has_label(entity),
         )
+
+    def _role_lines(self, nb: Neighbourhood, lab: Labeller, entity: str, category: str,
+                    shown: set[str]) -> list[str]:
+        """``Director: Alfred H. Barr, Jr.`` (an activity), ``Director in (event): …`` (an
+        actor): Linked Art roles (:mod:`~llama_index_crm.build.roles`); what they name is
+        added to ``shown``."""
+        if category == "Event":
+            roles, suffix = event_roles(nb, lab, entity, self.lang, shown), ""
+        elif category == "Actor":
+            roles, suffix = actor_roles(nb, entity, self.lang, shown), " in (event)"
+        else:
+            return []
+        for members in roles.values():
+            shown.update(members)
+        shown.update(n for n in _linked_role_nodes(nb, entity) if is_role_node(nb, n))
+        return role_lines(roles, lambda nodes: self._targets(nb, lab, nodes), suffix)
 
     def _fr_lines(self, nb: Neighbourhood, lab: Labeller, matches: list[FRMatch],
                   derivations: dict[str, dict[str, Derivation]], shown: set[str]) -> list[str]:
@@ -473,6 +505,17 @@ class DocumentWriter:
         items = sorted({self.target(nb, lab, n) for n in ordered[:MAX_ITEMS]})
         rest = len(ordered) - MAX_ITEMS
         return _join(items) + (f"; … and {rest} more" if rest > 0 else "")
+
+
+_ROLE_LINKS = frozenset({"P9_consists_of", "P140i_was_attributed_by", "P141i_was_assigned_by",
+                         "P12i_was_present_at", "P129i_is_subject_of"})
+_ROLE_LINKS_IN = frozenset({"P9i_forms_part_of", "P140_assigned_attribute_to", "P141_assigned",
+                            "P12_occurred_in_the_presence_of", "P129_is_about"})
+
+
+def _linked_role_nodes(nb: Neighbourhood, entity: str) -> set[str]:
+    """Neighbours of ``entity`` that may be attribute assignments or role sets."""
+    return {*nb.objects(entity, _ROLE_LINKS), *nb.subjects(entity, _ROLE_LINKS_IN)}
 
 
 def _fr_edges(matches: list[FRMatch],

@@ -12,6 +12,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
 from llama_index_crm import __version__
 from llama_index_crm.build.builder import (
     CHUNK_SIZE,
@@ -24,6 +27,7 @@ from llama_index_crm.build.documents import EntityDocument
 from llama_index_crm.build.memory import release_freed_memory
 from llama_index_crm.build.reader import to_document
 from llama_index_crm.errors import EmptyGraphError, SourceError
+from llama_index_crm.ontology.config_dir import find_config_dir
 from llama_index_crm.sources.base import GraphSource
 from llama_index_crm.sources.rdf_parsing import LoadReport
 from llama_index_crm.storage import CrmDocumentStore
@@ -58,6 +62,25 @@ def source_record(source: GraphSource) -> dict[str, object]:
             "settings": settings() if callable(settings) else {}}
 
 
+def linked_art_paths(folder: Path) -> dict[str, object]:
+    """The Linked Art profile's FRs that matched in a built folder: FR id → its edges and
+    its paths (``config/fundamental_relationships.json``, ``"profile": "linked-art"``)."""
+    edges_file = folder / "fr_edges.parquet"
+    if not edges_file.exists():
+        return {}
+    config = json.loads((Path(find_config_dir()) / "fundamental_relationships.json")
+                        .read_text(encoding="utf-8"))
+    profile = {fr["id"]: [p["id"] for p in fr["paths"]]
+               for fr in config["relationships"] if fr.get("profile") == "linked-art"}
+    if not profile:
+        return {}
+    column = pq.read_table(edges_file, columns=["fr"]).column("fr")
+    counts = pc.value_counts(column).to_pylist()
+    return {row["values"]: {"edges": row["counts"], "paths": profile[row["values"]]}
+            for row in sorted(counts, key=lambda r: str(r["values"]))
+            if row["values"] in profile}
+
+
 def write_manifest(folder: Path, source: str | dict[str, object], stats: BuildStats,
                    extra: dict[str, object] | None = None) -> dict[str, object]:
     """Write ``manifest.json``: versions, source, counts and the ontology config hash.
@@ -79,6 +102,9 @@ def write_manifest(folder: Path, source: str | dict[str, object], stats: BuildSt
         "stats": stats.as_dict(),
         "embedding": None,
     }
+    linked_art = linked_art_paths(folder)
+    if linked_art:
+        manifest["linked_art_paths"] = linked_art
     manifest.update(extra or {})
     tmp = folder / (MANIFEST + ".tmp")
     tmp.write_text(json.dumps(manifest, indent=1, ensure_ascii=False))

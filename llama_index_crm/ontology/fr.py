@@ -88,6 +88,8 @@ class FundamentalRelationship:
         range: category the paths end in.
         paths: the alternative property paths.
         specialization_of: id of the general relationship this one narrows, if any.
+        profile: ``linked-art`` for the relationships of the Linked Art profile
+            (``scripts/linked_art_profile.json``); None for TR-429's own.
     """
 
     id: str
@@ -96,6 +98,7 @@ class FundamentalRelationship:
     range: str
     paths: tuple[FRPath, ...]
     specialization_of: str | None = None
+    profile: str | None = None
 
 
 def step_from_json(obj: Mapping[str, Any]) -> Step:
@@ -149,6 +152,7 @@ def frs_from_json(data: Mapping[str, Any]) -> tuple[FundamentalRelationship, ...
             range=str(fr["range"]),
             paths=tuple(_path_from_json(p) for p in fr["paths"]),
             specialization_of=fr.get("specialization_of"),
+            profile=fr.get("profile"),
         )
         for fr in data["relationships"]
     )

@@ -39,6 +39,7 @@ __all__ = [
     "ERLANGEN_DATED_RE",
     "FRBROO",
     "FRBROO_ERLANGEN",
+    "LA",
     "NAMESPACE_VOCABULARY",
     "ONTOLOGY_NAMESPACES",
     "OWL",
@@ -151,6 +152,8 @@ CRMSCI_FORTH = VocabularyNamespace("http://www.ics.forth.gr/isl/CRMsci/", "crmsc
 VIR = VocabularyNamespace("http://w3id.org/vir#", "vir")
 FRBROO = VocabularyNamespace("http://iflastandards.info/ns/fr/frbr/frbroo/", "frbroo")
 FRBROO_ERLANGEN = VocabularyNamespace("http://erlangen-crm.org/efrbroo/", "frbroo")
+LA = VocabularyNamespace("https://linked.art/ns/terms/", "la")
+"""Linked Art's own terms (``la:Set``, ``la:member_of``), known by their local names."""
 
 NAMESPACE_VOCABULARY: dict[str, str] = {
     str(CRM): "crm",
@@ -162,6 +165,8 @@ NAMESPACE_VOCABULARY: dict[str, str] = {
     str(VIR): "vir",
     str(FRBROO): "frbroo",
     str(FRBROO_ERLANGEN): "frbroo",
+    str(LA): "la",
+    "http://linked.art/ns/terms/": "la",
 }
 """Every ontology namespace IRI -> its vocabulary key."""
 
@@ -176,6 +181,7 @@ PREFIXES: dict[str, str] = {
     "sci": str(CRMSCI),
     "vir": str(VIR),
     "frbroo": str(FRBROO),
+    "la": str(LA),
     "rdf": RDF,
     "rdfs": RDFS,
     "owl": OWL,

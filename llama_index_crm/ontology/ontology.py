@@ -29,7 +29,7 @@ from .config_dir import find_config_dir
 from .direct import direct_relationship
 from .fr import FundamentalRelationship, Step, frs_from_json, step_from_json
 from .hierarchy import ancestor_closure, invert_closure
-from .namespaces import CRM, CRMDIG, CRMSCI, FRBROO, SKOS, VIR
+from .namespaces import CRM, CRMDIG, CRMSCI, FRBROO, LA, SKOS, VIR
 from .resolver import TermResolver
 from .terms import CRM_CODE_RE, ClassInfo, PropertyInfo, humanize
 
@@ -47,7 +47,7 @@ EXTERNAL_CLASS_CATEGORIES: Mapping[str, str] = MappingProxyType(
 
 VOCABULARY_NAMESPACES: Mapping[str, str] = MappingProxyType({
     "crm": str(CRM), "crmsci": str(CRMSCI), "crmdig": str(CRMDIG), "vir": str(VIR),
-    "frbroo": str(FRBROO)})
+    "frbroo": str(FRBROO), "la": str(LA)})
 """Canonical namespace per vocabulary, used by :meth:`Ontology.iri`."""
 
 _EMPTY: frozenset[str] = frozenset()

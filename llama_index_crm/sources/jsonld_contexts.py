@@ -2,7 +2,9 @@
 
 Oxigraph's JSON-LD parser does not fetch remote contexts. A document whose ``@context`` is
 a URL of :data:`KNOWN` gets that context inlined before it is parsed, read from a saved copy
-in the folder :envvar:`LLAMA_INDEX_CRM_CONTEXTS` names, or else from the project's sibling
+in the folder :envvar:`LLAMA_INDEX_CRM_CONTEXTS` names, or else from the copy shipped in the
+package (``llama_index_crm/_contexts``: the Linked Art context of the PyPI package
+``cromulent``, Apache-2.0, see its NOTICE), or from the project's sibling
 ``../shared/datasets/ontology`` of a development checkout. Any other remote context, or a
 known one with no saved copy, is an error that says what to do.
 """
@@ -24,6 +26,8 @@ KNOWN: dict[str, str] = {
 """Context URL → the name of the file that holds a saved copy of it."""
 CONTEXTS_ENV = "LLAMA_INDEX_CRM_CONTEXTS"
 """Environment variable naming the folder of saved context files."""
+PACKAGED_CONTEXTS = Path(__file__).resolve().parents[1] / "_contexts"
+"""The copies shipped in the package (the Linked Art context)."""
 DEV_CONTEXTS = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "ontology"
 """Where a development checkout finds them when the variable is not set."""
 
@@ -31,7 +35,7 @@ DEV_CONTEXTS = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "on
 def context_folders() -> list[Path]:
     """Folders searched for saved context files, first first."""
     named = os.environ.get(CONTEXTS_ENV)
-    return [Path(named)] if named else [DEV_CONTEXTS]
+    return [Path(named)] if named else [PACKAGED_CONTEXTS, DEV_CONTEXTS]
 
 
 @functools.cache

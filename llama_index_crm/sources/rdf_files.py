@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import gzip
+import json
 import logging
 import time
 import urllib.parse
@@ -40,6 +41,13 @@ from llama_index_crm.rdf import RDF_TYPE, XSD_STRING, Literal, Triple
 from llama_index_crm.sources._filters import SCHEMA_TYPES, select_entities
 from llama_index_crm.sources._sparql_terms import Row
 from llama_index_crm.sources.fr_sparql import dataset, store_select
+from llama_index_crm.sources.linked_art import (
+    DateOrder,
+    RecordScopes,
+    is_linked_art,
+    prepare,
+    record_iri,
+)
 from llama_index_crm.sources.rdf_parsing import (
     LINE_BASED,
     SNIFF_BYTES,
@@ -240,6 +248,10 @@ class RdfFileSource:
             URL); N-Triples and N-Quads allow none.
         graphs: Read only these named graphs (TriG, N-Quads, JSON-LD); all graphs and the
             default graph when ``None``.
+        scope_record_ids: Keep apart the record-local identifiers that Linked Art records
+            share for different things (``…/TimeSpan/0`` in two files), by rewriting each
+            as ``<record id>/TimeSpan/0`` (:mod:`~llama_index_crm.sources.linked_art`);
+            ``False`` reads them as published.
 
     Raises:
         SourceError: A file is missing, has an unknown extension, or is malformed beyond
@@ -261,7 +273,7 @@ class RdfFileSource:
 
     def __init__(self, paths: Sequence[str | Path], *, store_path: Path | None = None,
                  strict: bool = False, base_iri: str | None = None,
-                 graphs: Sequence[str] | None = None) -> None:
+                 graphs: Sequence[str] | None = None, scope_record_ids: bool = True) -> None:
         if isinstance(paths, str | Path):
             paths = [paths]
         self._files = _expand(paths)
@@ -270,11 +282,13 @@ class RdfFileSource:
         self.strict = strict
         self.base_iri = base_iri
         self.graphs: tuple[str, ...] = tuple(dict.fromkeys(graphs or ()))
+        self.scope_record_ids = scope_record_ids
         self.report = LoadReport()
         """What lenient reading skipped or repaired."""
         self._store: ox.Store | None = ox.Store(str(store_path)) if store_path else ox.Store()
         started = time.perf_counter()
         try:
+            self._colliding, self._date_order = self._scan_linked_art()
             for index, item in enumerate(i for path in self._files for i in _inputs(path)):
                 self._load(item, f"d{index}")
             self._graph_nodes = self._check_graphs()
@@ -292,7 +306,8 @@ class RdfFileSource:
     def factory(self, processes: int = 1) -> Callable[[], RdfFileSource]:
         """A picklable recipe that opens the same files again (for worker processes)."""
         return functools.partial(RdfFileSource, list(self._files), strict=self.strict,
-                                 base_iri=self.base_iri, graphs=list(self.graphs))
+                                 base_iri=self.base_iri, graphs=list(self.graphs),
+                                 scope_record_ids=self.scope_record_ids)
 
     @property
     def store(self) -> ox.Store:
@@ -301,11 +316,58 @@ class RdfFileSource:
             raise SourceError(f"{self.describe()} is closed.")
         return self._store
 
+    def _scan_linked_art(self) -> tuple[dict[str, int], DateOrder]:
+        """The Linked Art records' colliding identifiers and date order, over every file.
+
+        Only JSON-LD documents that name the Linked Art context are read (a second time
+        when they are loaded); anything else is left to the parser.
+        """
+        scopes = RecordScopes()
+        for item in (i for path in self._files for i in _inputs(path)):
+            if item.format != ox.RdfFormat.JSON_LD:
+                continue
+            with item.opener() as stream:
+                data = stream.read()
+            if not is_linked_art(data):
+                continue
+            try:
+                scopes.add(json.loads(data), item.label)
+            except ValueError:
+                continue  # said by the parser when the document is loaded
+        colliding = scopes.colliding() if self.scope_record_ids else {}
+        if colliding:
+            first = next(iter(colliding))
+            logger.warning(
+                "%d record-local identifier(s) are used by several Linked Art records for "
+                "different things (e.g. %s in %d records); each is kept apart by record",
+                len(colliding), first, colliding[first])
+        self.report.scoped_ids = dict(colliding)
+        return colliding, scopes.order()
+
+    def _prepare(self, item: _Input) -> Callable[[bytes], bytes]:
+        """Rewrites one Linked Art record: dates, colliding identifiers."""
+
+        def rewrite(data: bytes) -> bytes:
+            if not is_linked_art(data):
+                return data
+            try:
+                record = json.loads(data)
+            except ValueError:
+                return data  # the parser says what is wrong
+            fixed, done = prepare(record, record_iri(record, item.base), self._colliding,
+                                  self._date_order)
+            self.report.dates_repaired += done.dates
+            self.report.not_dates.extend(done.undated)
+            return json.dumps(fixed, ensure_ascii=False).encode("utf-8")
+
+        return rewrite
+
     def _load(self, item: _Input, tag: str) -> None:
         try:
             load_document(self.store, item.opener, item.format, where=item.label, tag=tag,
                           report=self.report, strict=self.strict,
-                          base_iri=self.base_iri or item.base)
+                          base_iri=self.base_iri or item.base,
+                          prepare=self._prepare(item))
         except SyntaxError as exc:
             where = f", line {exc.lineno}, column {exc.offset}" if exc.lineno else ""
             advice = ("Fix the file, leave it out of the inputs, or build without --strict to "
@@ -346,7 +408,15 @@ class RdfFileSource:
         return {"files": [str(p) for p in self._files], "strict": self.strict,
                 "base_iri": self.base_iri, "graphs": list(self.graphs),
                 "rejected_statements": len(self.report.rejections),
-                "latin1_bytes": sum(self.report.latin1_bytes.values())}
+                "latin1_bytes": sum(self.report.latin1_bytes.values()),
+                **({"scope_record_ids": False} if not self.scope_record_ids else {}),
+                **({"record_local_ids_scoped": len(self.report.scoped_ids),
+                    "record_local_ids_examples": dict(list(self.report.scoped_ids.items())[:5])}
+                   if self.report.scoped_ids else {}),
+                **({"dates_repaired": self.report.dates_repaired}
+                   if self.report.dates_repaired else {}),
+                **({"date_values_kept_as_text": len(self.report.not_dates)}
+                   if self.report.not_dates else {})}
 
     def triple_count(self) -> int:
         """Distinct triples over the graphs read (a triple in two graphs counts once)."""

@@ -107,6 +107,13 @@ class LoadReport:
 
     rejections: list[Rejection] = field(default_factory=list)
     latin1_bytes: dict[str, int] = field(default_factory=dict)
+    scoped_ids: dict[str, int] = field(default_factory=dict)
+    """Linked Art record-local identifiers kept apart by record → how many records use
+    each (:mod:`~llama_index_crm.sources.linked_art`)."""
+    dates_repaired: int = 0
+    """Linked Art dates rewritten as ``xsd:dateTime`` (year only, unpadded, ranges)."""
+    not_dates: list[str] = field(default_factory=list)
+    """Linked Art date values that are no date, kept as text."""
 
 
 def _parse_message(exc: SyntaxError) -> str:
@@ -219,7 +226,8 @@ def _recovering(data: bytes, fmt: ox.RdfFormat, where: str, base_iri: str | None
 
 def load_document(store: ox.Store, document: bytes | Opener, fmt: ox.RdfFormat, *,
                   where: str, tag: str, report: LoadReport, strict: bool = False,
-                  base_iri: str | None = None) -> None:
+                  base_iri: str | None = None,
+                  prepare: Callable[[bytes], bytes] | None = None) -> None:
     """Add the quads of one document to ``store`` (see the module notes).
 
     A clean document is parsed as it streams from ``document``; its bytes are held in
@@ -235,6 +243,8 @@ def load_document(store: ox.Store, document: bytes | Opener, fmt: ox.RdfFormat, 
         report: Collects rejections and repairs.
         strict: Fail at the first error instead of skipping statements.
         base_iri: Against which relative IRIs are resolved (Turtle-family formats).
+        prepare: Rewrites a JSON-LD document before its contexts are inlined (Linked Art
+            records: dates, record-local identifiers).
 
     Raises:
         SyntaxError: A statement does not parse and ``strict`` is on, or the format cannot
@@ -253,6 +263,8 @@ def load_document(store: ox.Store, document: bytes | Opener, fmt: ox.RdfFormat, 
         with opener() as stream:
             data = stream.read().removeprefix(BOM)
         if fmt == ox.RdfFormat.JSON_LD:
+            if prepare is not None:
+                data = prepare(data)
             data = inline_contexts(data, where)
         if _load_whole(store, functools.partial(io.BytesIO, data), fmt, base_iri, strict):
             return
