@@ -64,15 +64,16 @@ from llama_index_crm.embeddings import (
     model_id,
     prepare_model_files,
 )
+from llama_index_crm.errors import IndexFormatError
 from llama_index_crm.graph.data import METADATA_CLASSES, GraphData
 from llama_index_crm.graph.parts import (
     APPROXIMATE_ABOVE,
     DOC_IDS,
     DOC_META,
-    VECTORS,
     FR_OFFSETS,
     FR_TARGETS,
     NAME_BOOST,
+    VECTORS,
     Bm25Settings,
     DocMeta,
     bm25_retriever,
@@ -82,10 +83,9 @@ from llama_index_crm.graph.parts import (
     names_of,
     write_search_parts,
 )
+from llama_index_crm.rdf import Triple
 from llama_index_crm.sources import open_source
 from llama_index_crm.sources.base import GraphSource
-from llama_index_crm.errors import IndexFormatError
-from llama_index_crm.rdf import Triple
 from llama_index_crm.storage import CrmDocumentStore
 from llama_index_crm.storage.manifest import MANIFEST
 from llama_index_crm.storage.names import NAMES_FILE, write_names

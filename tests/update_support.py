@@ -88,8 +88,75 @@ def compare_folders(updated: Path, full: Path) -> list[str]:
     mb = json.loads((full / "manifest.json").read_text())
     if ma["counts"] != mb["counts"]:
         problems.append(f"manifest counts: {ma['counts']} vs {mb['counts']}")
-    for key in ("entities", "documents", "satellites_absorbed", "uncategorised",
-                "documents_chained", "triples_archived"):
-        if ma["stats"][key] != mb["stats"][key]:
-            problems.append(f"manifest stats {key}: {ma['stats'][key]} vs {mb['stats'][key]}")
+    for stat in ("entities", "documents", "satellites_absorbed", "uncategorised",
+                 "documents_chained", "triples_archived"):
+        if ma["stats"][stat] != mb["stats"][stat]:
+            problems.append(f"manifest stats {stat}: {ma['stats'][stat]} vs {mb['stats'][stat]}")
     return problems
+
+
+CRM = "http://www.cidoc-crm.org/cidoc-crm/"
+RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
+
+
+def most_named(triples: list[Triple], low: int = 20, high: int = 3000) -> str:
+    """A node with an rdfs:label that many subjects link to (its name is in many
+    documents): the most linked one with between ``low`` and ``high`` links."""
+    labelled = {t.s for t in triples if t.p == RDFS_LABEL and isinstance(t.o, Literal)}
+    counts: dict[str, int] = {}
+    for t in triples:
+        if isinstance(t.o, str) and t.o in labelled and t.p != RDF_TYPE:
+            counts[t.o] = counts.get(t.o, 0) + 1
+    fitting = [(n, node) for node, n in counts.items() if low <= n <= high]
+    return max(fitting)[1]
+
+
+def mixed_delta(triples: list[Triple], tag: str = "u") -> tuple[list[Triple], list[Triple],
+                                                               dict[str, str]]:
+    """A delta of every kind on a real graph: (added, removed, what it did).
+
+    A label shown in many documents renamed; an actor removed with every triple naming it;
+    a new work produced by an existing actor, of an existing type, depicting an existing
+    subject; some types and a time-span taken off existing entities.
+    """
+    rng = sorted(triples, key=lambda t: (t.s, t.p, str(t.o)))
+    hub = most_named(rng)
+    old_labels = [t for t in rng if t.s == hub and t.p == RDFS_LABEL]
+    removed = list(old_labels)
+    added = [Triple(hub, RDFS_LABEL, Literal(f"{old_labels[0].o.value} ({tag} renamed)",  # type: ignore[union-attr]
+                                             old_labels[0].o.lang, old_labels[0].o.datatype))]  # type: ignore[union-attr]
+    makers: dict[str, int] = {}
+    for t in rng:
+        if t.p == CRM + "P14_carried_out_by" and isinstance(t.o, str):
+            makers[t.o] = makers.get(t.o, 0) + 1
+    ranked = sorted(makers, key=lambda a: (-makers[a], a))
+    victim = next(a for a in ranked if 2 <= makers[a] <= 10)
+    removed += [t for t in rng if t.s == victim or t.o == victim]
+    maker = ranked[0]
+    typed = [t for t in rng if t.p == CRM + "P2_has_type" and "/object/" in t.s]
+    kind = typed[0].o
+    depicted = next(t.o for t in rng if t.p == CRM + "P62_depicts")
+    work = f"http://example.org/{tag}/object/1"
+    production = f"http://example.org/{tag}/production/1"
+    added += [
+        Triple(work, RDF_TYPE, CRM + "E22_Human-Made_Object"),
+        Triple(work, RDFS_LABEL, Literal(f"A new acquisition {tag}", "en")),
+        Triple(work, CRM + "P2_has_type", kind),
+        Triple(work, CRM + "P62_depicts", depicted),
+        Triple(work, CRM + "P108i_was_produced_by", production),
+        Triple(production, RDF_TYPE, CRM + "E12_Production"),
+        Triple(production, CRM + "P14_carried_out_by", maker),
+    ]
+    removed += [t for t in typed[1:4] if t.s != hub]
+    spans = [t for t in rng if t.p == CRM + "P4_has_time-span"]
+    removed += spans[:1]
+    return added, removed, {"renamed": hub, "removed_entity": victim, "maker": maker,
+                            "new_work": work}
+
+
+def changed_graph(triples: list[Triple], added: list[Triple],
+                  removed: list[Triple]) -> list[Triple]:
+    """``triples`` with ``removed`` taken out and ``added`` put in."""
+    gone = set(removed)
+    return [t for t in triples if t not in gone] + [t for t in added if t not in gone]

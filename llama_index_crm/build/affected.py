@@ -35,7 +35,7 @@ import numpy as np
 from llama_index_crm.build.delta import DeltaSource, GraphDelta
 from llama_index_crm.build.documents import DocumentWriter
 from llama_index_crm.build.labels import Labeller
-from llama_index_crm.build.neighbourhood import Neighbourhood
+from llama_index_crm.build.neighbourhood import SKOS_CONCEPT, Neighbourhood
 from llama_index_crm.build.traversal import FRWalker
 from llama_index_crm.ontology import Ontology, Step
 from llama_index_crm.rdf import RDF_TYPE
@@ -68,11 +68,12 @@ class ReverseWalker:
         self._walker = FRWalker(ontology)
         self.moves: list[_Move] = []
         self.skips: list[tuple[int, int]] = []
-        self.starts: set[int] = set()
+        self.starts: dict[int, str] = {}
+        """Start state → the domain category of its FR."""
         self._states = 0
         for fr in ontology.fundamental_relationships():
             start = self._new()
-            self.starts.add(start)
+            self.starts[start] = fr.domain
             for path in fr.paths:
                 at = start
                 for step in path.steps:
@@ -167,7 +168,22 @@ class ReverseWalker:
                     if (prev, move.start) not in seen:
                         seen.add((prev, move.start))
                         todo.append((prev, move.start))
-        return {store.term(n) for n, state in seen if state in self.starts}
+        domains: dict[int, set[str]] = defaultdict(set)
+        for n, state in seen:
+            domain = self.starts.get(state)
+            if domain is not None:
+                domains[n].add(domain)
+        rdf_type = store.id_of(RDF_TYPE)
+        found: set[str] = set()
+        for n, wanted in domains.items():
+            p_ids, o_ids = store.out_ids(n)
+            types = store.take(o_ids[p_ids == rdf_type]) if rdf_type is not None else []
+            classes = {self.ontology.canonical(c) or c for c in types}
+            if SKOS_CONCEPT in types:  # as the neighbourhood reads it
+                classes.add("E55_Type")
+            if self.ontology.category(classes) in wanted:
+                found.add(store.term(n))
+        return found
 
 
 def _predicate_keys(store: TripleStore, ontology: Ontology) -> dict[str, set[int]]:

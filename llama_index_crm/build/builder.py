@@ -224,9 +224,17 @@ def document_table(docs: list[EntityDocument]) -> pa.Table:
 
 
 def write_documents(path: Path, docs: list[EntityDocument]) -> None:
-    """Write documents as written, before chaining (``unchained.parquet``), atomically."""
+    """Write documents as written, before chaining (``unchained.parquet``), atomically.
+
+    Without their ``satellites``: that list names the satellites the chunk happened to
+    fetch (a right no document shows is known when its own entity is in the same chunk),
+    so it depends on the chunks, and nothing reads it."""
     tmp = path.with_suffix(".tmp")
-    pq.write_table(document_table(docs), tmp)
+    table = document_table(docs)
+    index = table.schema.get_field_index("satellites")
+    table = table.set_column(index, "satellites",
+                             pa.array([[] for _ in docs], pa.list_(pa.string())))
+    pq.write_table(table, tmp)
     tmp.replace(path)
 
 
