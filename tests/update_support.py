@@ -131,12 +131,13 @@ def mixed_delta(triples: list[Triple], tag: str = "u") -> tuple[list[Triple], li
         if t.p == CRM + "P14_carried_out_by" and isinstance(t.o, str):
             makers[t.o] = makers.get(t.o, 0) + 1
     ranked = sorted(makers, key=lambda a: (-makers[a], a))
-    victim = next(a for a in ranked if 2 <= makers[a] <= 10)
+    victim = next((a for a in ranked if 2 <= makers[a] <= 10), ranked[-1])
     removed += [t for t in rng if t.s == victim or t.o == victim]
     maker = ranked[0]
-    typed = [t for t in rng if t.p == CRM + "P2_has_type" and "/object/" in t.s]
+    made = {t.s for t in rng if t.p == CRM + "P108i_was_produced_by"}
+    typed = [t for t in rng if t.p == CRM + "P2_has_type" and t.s in made]
     kind = typed[0].o
-    depicted = next(t.o for t in rng if t.p == CRM + "P62_depicts")
+    depicted = next((t.o for t in rng if t.p == CRM + "P62_depicts"), hub)
     work = f"http://example.org/{tag}/object/1"
     production = f"http://example.org/{tag}/production/1"
     added += [
