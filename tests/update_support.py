@@ -135,7 +135,8 @@ def mixed_delta(triples: list[Triple], tag: str = "u") -> tuple[list[Triple], li
     removed += [t for t in rng if t.s == victim or t.o == victim]
     maker = ranked[0]
     made = {t.s for t in rng if t.p == CRM + "P108i_was_produced_by"}
-    typed = [t for t in rng if t.p == CRM + "P2_has_type" and t.s in made]
+    typed = [t for t in rng if t.p == CRM + "P2_has_type" and "/object/" in t.s] or [
+        t for t in rng if t.p == CRM + "P2_has_type" and t.s in made]
     kind = typed[0].o
     depicted = next((t.o for t in rng if t.p == CRM + "P62_depicts"), hub)
     work = f"http://example.org/{tag}/object/1"
