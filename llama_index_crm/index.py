@@ -86,7 +86,6 @@ from llama_index_crm.graph.parts import (
 from llama_index_crm.rdf import Triple
 from llama_index_crm.sources import open_source
 from llama_index_crm.sources.base import GraphSource
-from llama_index_crm.storage import CrmDocumentStore
 from llama_index_crm.storage.manifest import MANIFEST
 from llama_index_crm.storage.names import NAMES_FILE, write_names
 from llama_index_crm.storage.statistics import GraphStatistics
@@ -236,7 +235,8 @@ class CrmGraphIndex(GraphData):
                     from llama_index_crm.storage import TripleStore
 
                     old = TripleStore.load(out / TRIPLES_FILE)
-                    delta = delta_against(old, _all_triples(src))
+                    triples, subjects = _all_triples(src)
+                    delta = delta_against(old, triples, subjects)
                     del old
                 finally:
                     if not isinstance(source, GraphSource):
@@ -252,15 +252,14 @@ class CrmGraphIndex(GraphData):
             result = update_structure(out, work, delta, str(manifest.get("source", "")),
                                       chunk_size=chunk_size, on_chunk=on_chunk)
             old_ids = json.loads((out / DOC_IDS).read_text())
-            old_store = CrmDocumentStore.from_persist_dir(out)
-            old_texts = {}
             chars = int(manifest["embedding"].get("embed_chars", EMBED_CHARS))
-            for uri in old_ids:
-                node = old_store.get_document(uri, raise_error=False)
-                if node is not None:
-                    old_texts[uri] = embedding_text(
-                        node.get_content(metadata_mode=MetadataMode.EMBED), chars)
-            del old_store
+            # a document's embedded content is its text (its metadata is excluded): a
+            # vector is kept when the head of the text is unchanged (else embedded again)
+            table = pq.read_table(out / "documents.parquet", columns=["doc_id", "text"])
+            old_texts = {uri: embedding_text(text, chars) for uri, text in zip(
+                table.column("doc_id").to_pylist(), table.column("text").to_pylist(),
+                strict=True)}
+            del table
             vectors = np.load(out / VECTORS)
             built = manifest["embedding"]
             model = embed_model if embed_model is not None else (
@@ -476,17 +475,18 @@ def _counts(docs: Sequence[Any], stats: BuildStats) -> dict[str, Any]:
 
 
 
-def _all_triples(source: GraphSource) -> list[Triple]:
-    """Every triple of a source read again for an update: a file source's whole store, or
-    an endpoint's entities with their outgoing triples."""
+def _all_triples(source: GraphSource) -> tuple[list[Triple], set[str] | None]:
+    """The triples of a source read again for an update, and the subjects they are all the
+    triples of (None: every subject): a file source's whole store, or an endpoint's
+    entities with their outgoing triples."""
     triples = getattr(source, "triples", None)
     if callable(triples):
-        return list(triples())
+        return list(triples()), None
     entities = source.entities()
     found: list[Triple] = []
     for i in range(0, len(entities), CHUNK_SIZE):
         found.extend(source.fetch(entities[i:i + CHUNK_SIZE], incoming=False))
-    return found
+    return found, set(entities)
 
 
 def _changed_documents(folder: Path, docs: Sequence[Any]) -> dict[str, int]:

@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -113,6 +114,17 @@ def test_demo_update_from_source_equals_full_build(demo_case: dict[str, object])
     history = json.loads((index / "manifest.json").read_text())["updates"]
     assert [h["added"] + h["removed"] for h in history][1] == 0
     assert history[1]["documents_changed"] == 0 and history[1]["embedded"] == 0
+    assert compare_folders(index, Path(str(demo_case["full"]))) == []
+
+
+def test_demo_update_from_endpoint_equals_full_build(
+        demo_case: dict[str, object], serve_graph: Callable[[Path], str]) -> None:
+    """The changed graph served by ``oxigraph serve``: the update reads the endpoint's
+    entities again and equals the full build of the file."""
+    url = serve_graph(Path(str(demo_case["changed"])))
+    index = _copy(demo_case, "from-endpoint")
+    CrmGraphIndex.update(index, endpoint=url, cache_dir=Path(str(demo_case["cache"])),
+                         load=False)
     assert compare_folders(index, Path(str(demo_case["full"]))) == []
 
 

@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 
 from llama_index_crm.errors import SourceError
 from llama_index_crm.rdf import RDF_TYPE, Triple, decode_object, encode_object
-from llama_index_crm.sources._filters import SCHEMA_TYPES, select_entities
+from llama_index_crm.sources._filters import ONTOLOGY_NAMESPACES, SCHEMA_TYPES, select_entities
 from llama_index_crm.storage import TripleStore
 
 Key = tuple[str, str, str]
@@ -96,21 +96,28 @@ def _has(store: TripleStore, key: Key) -> bool:
 
 
 def delta_against(store: TripleStore, triples: Iterable[Triple],
-                  keep: Iterable[str] | None = None) -> GraphDelta:
+                  subjects: set[str] | None = None) -> GraphDelta:
     """The delta that turns the archive ``store`` into the graph ``triples``.
 
     Only triples a build archives are compared: those whose subject is an IRI (an entity's
     outgoing triples, all archived) or a blank node the archive knows or a new triple
-    links to. ``keep``: subjects whose triples count even if they are none of those.
+    links to. ``subjects``: when ``triples`` are only the outgoing triples of these
+    subjects (an endpoint's entities), the archive's triples of blank nodes and ontology
+    terms are left as they are (the source did not give theirs).
     """
     new: set[Key] = {key_of(t) for t in triples}
-    subjects = {k[0] for k in new}
-    blank = {s for s in subjects if s.startswith("_:")}
+    blank = {k[0] for k in new if k[0].startswith("_:")}
     linked = {k[2] for k in new if k[2].startswith("_:")}
-    kept = set(keep or ())
-    known = {b for b in blank if store.id_of(b) is not None} | linked | kept
+    known = {b for b in blank if store.id_of(b) is not None} | linked
     new = {k for k in new if not k[0].startswith("_:") or k[0] in known}
     table = archive_keys(store)
+    if subjects is not None:
+        s_col = table.column("s")
+        iri = pc.invert(pc.starts_with(s_col, "_:"))
+        for namespace in ONTOLOGY_NAMESPACES:
+            iri = pc.and_(iri, pc.invert(pc.starts_with(s_col, namespace)))
+        table = table.filter(iri)
+        new = {k for k in new if k[0] in subjects}
     old = set(zip(*(table.column(c).to_pylist() for c in ("s", "p", "o")), strict=True))
     return GraphDelta(new - old, old - new)
 
@@ -139,6 +146,7 @@ class DeltaSource:
         self._removed = delta.removed
         self._out: dict[str, list[Triple]] = defaultdict(list)
         self._in: dict[str, list[Triple]] = defaultdict(list)
+        self._ids: dict[str, int | None] = {}
         for s, p, o in sorted(delta.added):
             t = Triple(s, p, decode_object(o))
             self._out[s].append(t)
@@ -149,10 +157,17 @@ class DeltaSource:
         """The source the index was built from, updated."""
         return self._description
 
+    def _id(self, node: str) -> int | None:
+        """The archive's id of ``node`` (remembered: a hub is asked for in every round)."""
+        if node in self._ids:
+            return self._ids[node]
+        found = self._ids[node] = self.store.id_of(node)
+        return found
+
     def outgoing(self, node: str) -> list[Triple]:
         """The triples of ``node`` as subject, after the delta."""
         found: list[Triple] = []
-        node_id = self.store.id_of(node)
+        node_id = self._id(node)
         if node_id is not None:
             p_ids, o_ids = self.store.out_ids(node_id)
             strings = self.store.take(np.concatenate([p_ids, o_ids]))
@@ -165,7 +180,7 @@ class DeltaSource:
     def incoming(self, node: str) -> list[Triple]:
         """The triples of ``node`` as object, after the delta."""
         found: list[Triple] = []
-        node_id = self.store.id_of(node)
+        node_id = self._id(node)
         if node_id is not None:
             p_ids, s_ids = self.store.in_ids(node_id)
             strings = self.store.take(np.concatenate([s_ids, p_ids]))
