@@ -38,7 +38,9 @@ from llama_index_crm.build.builder import (
     CHUNK_SIZE,
     DEFAULT_FR_PATHS,
     FR_EDGES_FILE,
+    LABELS_FILE,
     TRIPLES_FILE,
+    UNCHAINED_FILE,
     BuildStats,
     FRPaths,
 )
@@ -310,6 +312,9 @@ class CrmGraphIndex(GraphData):
         self.docstore.persist(str(work))
         for name in (FR_EDGES_FILE, DOC_META, FR_OFFSETS, FR_TARGETS, NAMES_FILE):
             shutil.copy2(self.folder / name, work / name)
+        for name in (UNCHAINED_FILE, LABELS_FILE):  # what an update starts from
+            if (self.folder / name).exists():
+                shutil.copy2(self.folder / name, work / name)
         write_search_parts(work, self.doc_ids, self.vectors, self.faiss_index, self.bm25,
                             self.bm25_settings, self.statistics)
         (work / MANIFEST).write_text(json.dumps(self.manifest, indent=1, ensure_ascii=False))
