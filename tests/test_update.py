@@ -91,8 +91,8 @@ def test_demo_update_equals_full_build(demo_case: dict[str, object]) -> None:
     holders = [d for d, chained in zip(updated.doc_ids, updated.meta.chained_from,
                                        strict=True) if info["new_work"] in (d, *chained)]
     assert len(holders) == 1
-    text = updated.docstore.get_document(holders[0]).get_content()
-    assert "A new acquisition u" in text
+    node = updated.docstore.get_document(holders[0])
+    assert node is not None and "A new acquisition u" in node.get_content()
     history = updated.manifest["updates"]
     assert len(history) == 1
     entry = history[0]
