@@ -203,6 +203,26 @@ def _print_answer(answer: Any, show_context: bool, explain: bool = False) -> Non
         print("\n" + answer.context)
 
 
+def cmd_update(args: argparse.Namespace) -> int:
+    """``crm-rag update --index DIR --add A.nt --remove R.nt`` or ``... SOURCE...``."""
+    from llama_index_crm.index import CrmGraphIndex
+
+    source = None
+    if args.sources or args.endpoint:
+        source = open_source(args.sources, endpoint=args.endpoint, **source_options(args))
+    try:
+        CrmGraphIndex.update(args.index, add=args.add, remove=args.remove, source=source,
+                             chunk_size=args.chunk_size, load=False)
+    finally:
+        if source is not None:
+            source.close()
+    manifest = json.loads((Path(args.index) / MANIFEST).read_text())
+    entry = manifest["updates"][-1]
+    if not args.quiet:
+        print(json.dumps(entry, indent=1, ensure_ascii=False))
+    return 0
+
+
 def cmd_query(args: argparse.Namespace) -> int:
     """``crm-rag query --index DIR --questions Q.jsonl --out R.jsonl``."""
     pipeline = _pipeline(args)
@@ -247,20 +267,13 @@ def cmd_chat(args: argparse.Namespace) -> int:
     return ChatConsole(CrmChatEngine(_pipeline(args), args.history_tokens)).run()
 
 
-def make_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``crm-rag``."""
-    parser = argparse.ArgumentParser(prog="crm-rag", description=__doc__)
-    parser.add_argument("-v", "--verbose", action="store_true", help="log progress details")
-    sub = parser.add_subparsers(dest="command", required=True)
-
-    build = sub.add_parser("build", help="build documents and triple store from a graph")
-    build.add_argument("sources", nargs="*", help="RDF files or folders (.ttl .nt .nq .trig "
-                       ".rdf .jsonld, .zip/.gz archives of those)")
-    build.add_argument("--endpoint", help="read from this SPARQL endpoint instead of files")
-    build.add_argument("--graph", action="append", metavar="IRI",
+def _source_arguments(p: argparse.ArgumentParser) -> None:
+    """The options that say where a graph is read from (build and update)."""
+    p.add_argument("--endpoint", help="read from this SPARQL endpoint instead of files")
+    p.add_argument("--graph", action="append", metavar="IRI",
                        help="read only this named graph (repeatable; default-graph-uri for an "
                             "endpoint, the graph of TriG/N-Quads files)")
-    files = build.add_argument_group("RDF files")
+    files = p.add_argument_group("RDF files")
     files.add_argument("--strict", action="store_true",
                        help="stop at the first statement that does not parse (default: skip "
                             "it, report it and write it to rejected.nt)")
@@ -271,7 +284,7 @@ def make_parser() -> argparse.ArgumentParser:
     files.add_argument("--base", metavar="IRI",
                        help="resolve relative IRIs against this IRI (default: the file's "
                             "file: URL)")
-    endpoint = build.add_argument_group("SPARQL endpoint")
+    endpoint = p.add_argument_group("SPARQL endpoint")
     endpoint.add_argument("--auth", metavar="USER:PASSWORD",
                           help="HTTP basic or digest credentials (also: the CRM_RAG_AUTH "
                                "environment variable, ~/.netrc, or user:password@ in the URL)")
@@ -284,6 +297,18 @@ def make_parser() -> argparse.ArgumentParser:
                                "to public endpoints)")
     endpoint.add_argument("--page-size", type=int, metavar="N",
                           help="list subjects N at a time, for servers that cap result sizes")
+
+
+def make_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``crm-rag``."""
+    parser = argparse.ArgumentParser(prog="crm-rag", description=__doc__)
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress details")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    build = sub.add_parser("build", help="build documents and triple store from a graph")
+    build.add_argument("sources", nargs="*", help="RDF files or folders (.ttl .nt .nq .trig "
+                       ".rdf .jsonld, .zip/.gz archives of those)")
+    _source_arguments(build)
     build.add_argument("--out", required=True, help="folder to write (replaced atomically)")
     build.add_argument("--resume", action="store_true",
                        help="continue an interrupted build from its last completed chunk")
@@ -308,6 +333,22 @@ def make_parser() -> argparse.ArgumentParser:
                             "retrieval); a named --embed-model runs on torch")
     build.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     build.set_defaults(func=cmd_build)
+
+    update = sub.add_parser(
+        "update", help="apply a change to a built index (triples added and removed, or a "
+        "source read again), rewriting only the documents it touches")
+    update.add_argument("sources", nargs="*",
+                        help="RDF files (or --endpoint) to read again: the change is their "
+                             "difference from the index's triples")
+    _source_arguments(update)
+    update.add_argument("--index", required=True, help="a folder written by crm-rag build")
+    update.add_argument("--add", action="append", default=[], metavar="FILE",
+                        help="RDF file of triples to add (N-Triples, Turtle, ...; repeatable)")
+    update.add_argument("--remove", action="append", default=[], metavar="FILE",
+                        help="RDF file of triples to remove (repeatable)")
+    update.add_argument("--chunk-size", type=int, default=CHUNK_SIZE)
+    update.add_argument("-q", "--quiet", action="store_true", help="no summary")
+    update.set_defaults(func=cmd_update)
 
     def with_index(p: argparse.ArgumentParser) -> None:
         p.add_argument("--index", required=True, help="a folder written by crm-rag build")
@@ -358,6 +399,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         handler.setLevel(logging.INFO if args.verbose else logging.WARNING)
     if args.command == "build" and not args.sources and not args.endpoint:
         parser.error("give RDF files or --endpoint URL")
+    if args.command == "update" and not (args.sources or args.endpoint or args.add
+                                         or args.remove):
+        parser.error("give --add/--remove files, or the RDF files (or --endpoint) to read "
+                     "again")
+    if args.command == "update" and (args.sources or args.endpoint) and (args.add
+                                                                         or args.remove):
+        parser.error("give either --add/--remove or a source to read again, not both")
     try:
         code: int = args.func(args)
         return code

@@ -38,12 +38,17 @@ from llama_index_crm.build.builder import (
     CHUNK_SIZE,
     DEFAULT_FR_PATHS,
     FR_EDGES_FILE,
+    LABELS_FILE,
     TRIPLES_FILE,
+    UNCHAINED_FILE,
     BuildStats,
     FRPaths,
 )
+from llama_index_crm.build.delta import GraphDelta
 from llama_index_crm.build.folder import (
+    REJECTED,
     build_structure,
+    recover_folder,
     replace_folder,
     source_record,
     work_dir_for,
@@ -52,6 +57,7 @@ from llama_index_crm.build.folder import (
 from llama_index_crm.build.memory import release_freed_memory
 from llama_index_crm.embeddings import (
     EMBED_CHARS,
+    OFFLINE_MODEL_NAME,
     EmbeddingCache,
     backend_of,
     embed_texts,
@@ -60,13 +66,16 @@ from llama_index_crm.embeddings import (
     model_id,
     prepare_model_files,
 )
+from llama_index_crm.errors import IndexFormatError
 from llama_index_crm.graph.data import METADATA_CLASSES, GraphData
 from llama_index_crm.graph.parts import (
     APPROXIMATE_ABOVE,
+    DOC_IDS,
     DOC_META,
     FR_OFFSETS,
     FR_TARGETS,
     NAME_BOOST,
+    VECTORS,
     Bm25Settings,
     DocMeta,
     bm25_retriever,
@@ -76,6 +85,7 @@ from llama_index_crm.graph.parts import (
     names_of,
     write_search_parts,
 )
+from llama_index_crm.rdf import Triple
 from llama_index_crm.sources import open_source
 from llama_index_crm.sources.base import GraphSource
 from llama_index_crm.storage.manifest import MANIFEST
@@ -169,55 +179,125 @@ class CrmGraphIndex(GraphData):
         finally:
             if own_source:
                 src.close()
-        doc_ids = [d.uri for d in docs]
-        texts = [embedding_text(n.get_content(metadata_mode=MetadataMode.EMBED), embed_chars)
-                 for n in map(docstore.get_document, doc_ids) if n]
-        # the parts that need the triples, before the embedding: the triple store is freed
-        write_names(docstore.triples, work)
-        offsets, targets = fr_link_arrays(docstore.triples, pq.read_table(work / FR_EDGES_FILE))
-        np.save(work / FR_OFFSETS, offsets)
-        np.save(work / FR_TARGETS, targets)
-        del docstore, offsets, targets
-        release_freed_memory()
-        # loaded once the build workers are gone: the model is not resident beside them
-        model = load_embed_model(embed_model, backend=embed_backend)
-        started = time.perf_counter()
-        cache = EmbeddingCache(cache_dir)
-        done, total = [0], len(texts)
-
-        def progress(n: int) -> None:
-            done[0] += n
-            if on_embedded:
-                on_embedded(done[0], total)
-
-        try:
-            vectors = embed_texts(model, texts, cache=cache, on_batch=progress)
-        finally:
-            cache.close()
-        embed_seconds = time.perf_counter() - started
-        del texts
-        release_freed_memory()  # the embedding's freed heap, before BM25 and the statistics
-        settings = Bm25Settings()
-        bm25 = bm25_retriever([lexical_node(d) for d in docs], settings)
-        index = faiss_index(vectors, approximate_above)
-        statistics = GraphStatistics.compute(
-            pq.read_table(work / FR_EDGES_FILE),
-            pq.read_table(work / TRIPLES_FILE, columns=["s", "p", "o"]),
-            {d.uri: d.category for d in docs},
-            {d.uri: [d.uri, *d.chained_from] for d in docs},
-        )
-        write_search_parts(work, doc_ids, vectors, index, bm25, settings, statistics)
-        DocMeta.from_documents(docs).write(work / DOC_META, doc_ids)
-        manifest = write_manifest(work, description, stats, {
-            "embedding": {"model": model_id(model), "model_name": model.model_name,
-                          "backend": backend_of(model), "embed_chars": embed_chars,
-                          "dimension": int(vectors.shape[1]) if len(vectors) else 0,
-                          "seconds": round(embed_seconds, 2)},
-            "counts": _counts(docs, stats),
-            "faiss": type(index).__name__,
-        })
+        model, manifest = _write_index(
+            work, docs, docstore, stats, description, embed_model=embed_model,
+            embed_backend=embed_backend, cache_dir=cache_dir, embed_chars=embed_chars,
+            approximate_above=approximate_above, on_embedded=on_embedded)
         replace_folder(work, out)
         return cls.load(out, embed_model=model, manifest=manifest)
+
+    @classmethod
+    def update(
+        cls,
+        index_dir: str | Path,
+        *,
+        add: Sequence[str | Path] = (),
+        remove: Sequence[str | Path] = (),
+        delta: GraphDelta | None = None,
+        source: GraphSource | Sequence[str] | None = None,
+        endpoint: str | None = None,
+        embed_model: BaseEmbedding | str | None = None,
+        cache_dir: Path | None = None,
+        chunk_size: int = CHUNK_SIZE,
+        approximate_above: int = APPROXIMATE_ABOVE,
+        on_chunk: Callable[[int, int], None] | None = None,
+        on_embedded: Callable[[int, int], None] | None = None,
+        load: bool = True,
+    ) -> CrmGraphIndex | None:
+        """Apply a change to a built index in place (atomically) and return it.
+
+        The change is one of: triples to add and remove (``add`` / ``remove``: RDF files,
+        or ``delta``), or a source read again (``source`` files, or ``endpoint``), whose
+        difference from the stored triples is the change. Only the documents the change
+        touches are written again (:mod:`llama_index_crm.build.affected`) and only their
+        changed texts embedded; the archive, labels, chaining, FAISS, BM25, PageRank, the
+        name table and the manifest (with a history of updates) follow. The new folder is
+        written beside the index and renamed over it: an interrupted update leaves the
+        index as it was, and running it again does the work again.
+
+        Returns:
+            The updated index (None with ``load=False``).
+        """
+        from llama_index_crm.build.delta import delta_against, fail_if_empty
+        from llama_index_crm.build.update import update_structure
+
+        out = Path(index_dir).resolve()
+        recover_folder(out)
+        manifest = json.loads((out / MANIFEST).read_text()) if (out / MANIFEST).exists() \
+            else None
+        if manifest is None or not manifest.get("embedding"):
+            raise IndexFormatError(f"{out} is not a built index (no {MANIFEST} with "
+                                   "embeddings); build it with crm-rag build ... --out DIR")
+        started = time.perf_counter()
+        if delta is None:
+            if source is not None or endpoint is not None:
+                src = source if isinstance(source, GraphSource) else open_source(
+                    list(source or []), endpoint=endpoint)
+                try:
+                    from llama_index_crm.storage import TripleStore
+
+                    old = TripleStore.load(out / TRIPLES_FILE)
+                    triples, subjects = _all_triples(src)
+                    delta = delta_against(old, triples, subjects)
+                    del old
+                finally:
+                    if not isinstance(source, GraphSource):
+                        src.close()
+            else:
+                delta = GraphDelta.from_files(add, remove)
+                fail_if_empty(delta, "crm-rag update")
+        work = out.parent / f".{out.name}.updating"
+        if work.exists():  # an interrupted update: done again from the start
+            shutil.rmtree(work)
+        work.mkdir(parents=True)
+        try:
+            result = update_structure(out, work, delta, str(manifest.get("source", "")),
+                                      chunk_size=chunk_size, on_chunk=on_chunk)
+            old_ids = json.loads((out / DOC_IDS).read_text())
+            chars = int(manifest["embedding"].get("embed_chars", EMBED_CHARS))
+            # a document's embedded content is its text (its metadata is excluded): a
+            # vector is kept when the head of the text is unchanged (else embedded again)
+            table = pq.read_table(out / "documents.parquet", columns=["doc_id", "text"])
+            old_texts = {uri: embedding_text(text, chars) for uri, text in zip(
+                table.column("doc_id").to_pylist(), table.column("text").to_pylist(),
+                strict=True)}
+            del table
+            vectors = np.load(out / VECTORS)
+            built = manifest["embedding"]
+            model = embed_model if embed_model is not None else (
+                None if built.get("model_name") == OFFLINE_MODEL_NAME else built["model_name"])
+            changed = _changed_documents(out, result.documents)
+            history = list(manifest.get("updates", []))
+            entry = {
+                "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                "added": len(result.delta.added), "removed": len(result.delta.removed),
+                "entities_rewritten": len(result.affected.entities),
+                "documents_changed": changed["changed"], "documents_added": changed["added"],
+                "documents_removed": changed["removed"],
+            }
+            if (out / REJECTED).exists():
+                shutil.copy2(out / REJECTED, work / REJECTED)
+            _, new_manifest = _write_index(
+                work, result.documents, result.docstore, result.stats,
+                {"description": manifest.get("source", ""),
+                 "settings": manifest.get("source_settings", {})},
+                embed_model=model, embed_backend=built.get("backend"), cache_dir=cache_dir,
+                embed_chars=chars, approximate_above=approximate_above,
+                on_embedded=on_embedded, previous=(old_ids, vectors, old_texts),
+                extra={"embedding": built, "created": manifest.get("created"),
+                       "updates": history})
+            entry["embedded"] = new_manifest["embedding"]["documents_embedded"]  # type: ignore[index]
+            entry["seconds"] = round(time.perf_counter() - started, 3)
+            entry["phases"] = result.seconds
+            history.append(entry)
+            new_manifest["updates"] = history
+            new_manifest["updated"] = entry["time"]
+            (work / MANIFEST).write_text(json.dumps(new_manifest, indent=1, ensure_ascii=False))
+        except BaseException:
+            shutil.rmtree(work, ignore_errors=True)
+            raise
+        replace_folder(work, out)
+        return cls.load(out) if load else None
 
     # -- persistence ---------------------------------------------------------------------
     def persist(self, out_dir: str | Path) -> None:
@@ -232,6 +312,9 @@ class CrmGraphIndex(GraphData):
         self.docstore.persist(str(work))
         for name in (FR_EDGES_FILE, DOC_META, FR_OFFSETS, FR_TARGETS, NAMES_FILE):
             shutil.copy2(self.folder / name, work / name)
+        for name in (UNCHAINED_FILE, LABELS_FILE):  # what an update starts from
+            if (self.folder / name).exists():
+                shutil.copy2(self.folder / name, work / name)
         write_search_parts(work, self.doc_ids, self.vectors, self.faiss_index, self.bm25,
                             self.bm25_settings, self.statistics)
         (work / MANIFEST).write_text(json.dumps(self.manifest, indent=1, ensure_ascii=False))
@@ -284,6 +367,109 @@ class CrmGraphIndex(GraphData):
 
 
 
+def _write_index(
+    work: Path,
+    docs: Sequence[Any],
+    docstore: Any,
+    stats: BuildStats,
+    description: dict[str, object],
+    *,
+    embed_model: BaseEmbedding | str | None,
+    embed_backend: str | None,
+    cache_dir: Path | None,
+    embed_chars: int,
+    approximate_above: int,
+    on_embedded: Callable[[int, int], None] | None = None,
+    previous: tuple[list[str], np.ndarray, dict[str, str]] | None = None,
+    extra: dict[str, Any] | None = None,
+) -> tuple[BaseEmbedding, dict[str, object]]:
+    """Everything after the documents: names, FR links, vectors, FAISS, BM25, statistics,
+    document metadata and the manifest, written into ``work``.
+
+    ``previous``: an earlier index's (doc ids, vectors, embedded texts by id): a document
+    whose embedded text is unchanged keeps its vector, and the model is loaded only when
+    some text is new (an update).
+    """
+    doc_ids = [d.uri for d in docs]
+    texts = [embedding_text(n.get_content(metadata_mode=MetadataMode.EMBED), embed_chars)
+             for n in map(docstore.get_document, doc_ids) if n]
+    # the parts that need the triples, before the embedding: the triple store is freed
+    write_names(docstore.triples, work)
+    offsets, targets = fr_link_arrays(docstore.triples, pq.read_table(work / FR_EDGES_FILE))
+    np.save(work / FR_OFFSETS, offsets)
+    np.save(work / FR_TARGETS, targets)
+    del docstore, offsets, targets
+    release_freed_memory()
+    started = time.perf_counter()
+    reused: dict[int, int] = {}
+    if previous is not None:
+        old_ids, old_vectors, old_texts = previous
+        row_of = {d: i for i, d in enumerate(old_ids)}
+        reused = {i: row_of[d] for i, (d, t) in enumerate(zip(doc_ids, texts, strict=True))
+                  if d in row_of and old_texts.get(d) == t}
+    missing = [i for i in range(len(texts)) if i not in reused]
+    # loaded once the build workers are gone: the model is not resident beside them
+    model = load_embed_model(embed_model, backend=embed_backend) \
+        if missing or previous is None else None
+    done, total = [0], len(missing)
+
+    def progress(n: int) -> None:
+        done[0] += n
+        if on_embedded:
+            on_embedded(done[0], total)
+
+    if previous is not None and not missing:
+        vectors = previous[1][[reused[i] for i in range(len(texts))]] if texts \
+            else previous[1][:0]
+    else:
+        assert model is not None
+        cache = EmbeddingCache(cache_dir)
+        try:
+            fresh = embed_texts(model, [texts[i] for i in missing], cache=cache,
+                                on_batch=progress)
+        finally:
+            cache.close()
+        if previous is None:
+            vectors = fresh
+        else:
+            vectors = np.zeros((len(texts), previous[1].shape[1]), dtype=np.float32)
+            if reused:
+                rows = np.fromiter(reused.keys(), dtype=np.int64)
+                vectors[rows] = previous[1][np.fromiter(reused.values(), dtype=np.int64)]
+            if missing:
+                vectors[np.asarray(missing, dtype=np.int64)] = fresh
+    embed_seconds = time.perf_counter() - started
+    del texts
+    release_freed_memory()  # the embedding's freed heap, before BM25 and the statistics
+    settings = Bm25Settings()
+    bm25 = bm25_retriever([lexical_node(d) for d in docs], settings)
+    index = faiss_index(vectors, approximate_above)
+    statistics = GraphStatistics.compute(
+        pq.read_table(work / FR_EDGES_FILE),
+        pq.read_table(work / TRIPLES_FILE, columns=["s", "p", "o"]),
+        {d.uri: d.category for d in docs},
+        {d.uri: [d.uri, *d.chained_from] for d in docs},
+    )
+    write_search_parts(work, doc_ids, vectors, index, bm25, settings, statistics)
+    DocMeta.from_documents(docs).write(work / DOC_META, doc_ids)
+    if model is None:  # nothing embedded: the earlier index's model, by its manifest
+        embedding = dict((extra or {}).pop("embedding"))
+    else:
+        embedding = {"model": model_id(model), "model_name": model.model_name,
+                     "backend": backend_of(model), "embed_chars": embed_chars,
+                     "dimension": int(vectors.shape[1]) if len(vectors) else 0}
+    embedding["seconds"] = round(embed_seconds, 2)
+    embedding["documents_embedded"] = len(missing)
+    (extra or {}).pop("embedding", None)
+    manifest = write_manifest(work, description, stats, {
+        "embedding": embedding,
+        "counts": _counts(docs, stats),
+        "faiss": type(index).__name__,
+        **(extra or {}),
+    })
+    return model, manifest  # type: ignore[return-value]
+
+
 def _counts(docs: Sequence[Any], stats: BuildStats) -> dict[str, Any]:
     by_category: dict[str, int] = {}
     for d in docs:
@@ -291,4 +477,33 @@ def _counts(docs: Sequence[Any], stats: BuildStats) -> dict[str, Any]:
     return {"documents": len(docs), "entities": stats.entities,
             "triples": stats.triples_archived, "documents_by_category": by_category}
 
+
+
+
+def _all_triples(source: GraphSource) -> tuple[list[Triple], set[str] | None]:
+    """The triples of a source read again for an update, and the subjects they are all the
+    triples of (None: every subject): a file source's whole store, or an endpoint's
+    entities with their outgoing triples."""
+    triples = getattr(source, "triples", None)
+    if callable(triples):
+        return list(triples()), None
+    entities = source.entities()
+    found: list[Triple] = []
+    for i in range(0, len(entities), CHUNK_SIZE):
+        found.extend(source.fetch(entities[i:i + CHUNK_SIZE], incoming=False))
+    return found, set(entities)
+
+
+def _changed_documents(folder: Path, docs: Sequence[Any]) -> dict[str, int]:
+    """How many documents an update changed, added and removed (by id and text)."""
+    table = pq.read_table(folder / "documents.parquet", columns=["doc_id", "text"]) \
+        if "doc_id" in pq.read_schema(folder / "documents.parquet").names else None
+    if table is None:
+        return {"changed": -1, "added": -1, "removed": -1}
+    old = dict(zip(table.column("doc_id").to_pylist(), table.column("text").to_pylist(),
+                   strict=True))
+    new = {d.uri: d.text for d in docs}
+    return {"changed": sum(1 for k, v in new.items() if k in old and old[k] != v),
+            "added": sum(1 for k in new if k not in old),
+            "removed": sum(1 for k in old if k not in new)}
 

@@ -64,6 +64,11 @@ MAX_ROUNDS = 10
 """Fetch rounds per chunk; paths longer than this many hops are cut (none in TR-429 are)."""
 TRIPLES_FILE = "triples.parquet"
 FR_EDGES_FILE = "fr_edges.parquet"
+UNCHAINED_FILE = "unchained.parquet"
+"""The documents as written, before chaining: what an update rewrites and chains again."""
+LABELS_FILE = "labels.parquet"
+"""The archive-wide label of every term (term, label, rank: 0 a document's label, 1 a real
+label, 2 a fallback): what an update starts from."""
 _REDUCE_ROWS = 2_000_000
 """Label candidates gathered before they are reduced to one per term."""
 TRIPLE_COLUMNS = ("s", "s_label", "p", "p_label", "o", "o_label")
@@ -168,7 +173,8 @@ def _merge_fr_edges(path: Path, parts: list[Path]) -> None:
             writer.write_table(pq.read_table(part, schema=_FR_EDGE_SCHEMA))
 
 
-def _best_labels(parts: list[Path], docs: list[EntityDocument]) -> tuple[pa.Array, pa.Array]:
+def _best_labels(parts: list[Path], docs: list[EntityDocument]
+                 ) -> tuple[pa.Array, pa.Array, pa.Array]:
     """One label per term for the whole archive, whatever chunk a triple came from.
 
     A chunk names only the nodes it fetched; across chunks the same term may carry its
@@ -176,13 +182,6 @@ def _best_labels(parts: list[Path], docs: list[EntityDocument]) -> tuple[pa.Arra
     described (``labels-*.parquet``). Preference: the entity's document label, then a real
     label, then a fallback, then nothing (ties: the smallest string).
     """
-    def reduce(tables: list[pa.Table]) -> pa.Table:
-        merged = pa.concat_tables(tables).sort_by(
-            [("term", "ascending"), ("rank", "ascending"), ("label", "ascending")])
-        best = merged.group_by("term", use_threads=False).aggregate(
-            [("label", "first"), ("rank", "first")])
-        return best.rename_columns(["term", "label", "rank"])
-
     pieces = [pa.table({"term": pa.array([d.uri for d in docs], pa.string()),
                         "label": pa.array([d.label for d in docs], pa.string()),
                         "rank": pa.array([0] * len(docs), pa.int8())})]
@@ -191,10 +190,62 @@ def _best_labels(parts: list[Path], docs: list[EntityDocument]) -> tuple[pa.Arra
         pieces.append(pq.read_table(part))
         rows += pieces[-1].num_rows
         if rows > _REDUCE_ROWS:  # keep memory bounded by the number of distinct terms
-            pieces = [reduce(pieces)]
+            pieces = [reduce_labels(pieces)]
             rows = pieces[0].num_rows
-    best = reduce(pieces)
-    return best.column("term").combine_chunks(), best.column("label").combine_chunks()
+    best = reduce_labels(pieces)
+    return (best.column("term").combine_chunks(), best.column("label").combine_chunks(),
+            best.column("rank").combine_chunks())
+
+
+def reduce_labels(tables: list[pa.Table]) -> pa.Table:
+    """Label candidates (term, label, rank) reduced to the best per term: the lowest rank,
+    then the smallest label; sorted by term."""
+    merged = pa.concat_tables(tables).sort_by(
+        [("term", "ascending"), ("rank", "ascending"), ("label", "ascending")])
+    best = merged.group_by("term", use_threads=False).aggregate(
+        [("label", "first"), ("rank", "first")])
+    return best.rename_columns(["term", "label", "rank"]).sort_by("term")
+
+
+def write_labels(path: Path, terms: pa.Array, labels: pa.Array, ranks: pa.Array) -> None:
+    """Write the archive-wide labels (``labels.parquet``) atomically."""
+    tmp = path.with_suffix(".tmp")
+    pq.write_table(pa.table({"term": terms.cast(pa.string()), "label": labels.cast(pa.string()),
+                             "rank": ranks.cast(pa.int8())}), tmp)
+    tmp.replace(path)
+
+
+def document_table(docs: list[EntityDocument]) -> pa.Table:
+    """Documents as rows of the parts' schema (no FR edges, no chaining)."""
+    return pa.Table.from_pylist(
+        [{"uri": d.uri, "label": d.label, "category": d.category, "classes": d.classes,
+          "text": d.text, "satellites": d.satellites, "named": d.named} for d in docs],
+        schema=_DOC_SCHEMA)
+
+
+def write_documents(path: Path, docs: list[EntityDocument]) -> None:
+    """Write documents as written, before chaining (``unchained.parquet``), atomically.
+
+    Without their ``satellites``: that list names the satellites the chunk happened to
+    fetch (a right no document shows is known when its own entity is in the same chunk),
+    so it depends on the chunks, and nothing reads it."""
+    tmp = path.with_suffix(".tmp")
+    table = document_table(docs)
+    index = table.schema.get_field_index("satellites")
+    table = table.set_column(index, "satellites",
+                             pa.array([[] for _ in docs], pa.list_(pa.string())))
+    pq.write_table(table, tmp)
+    tmp.replace(path)
+
+
+def read_documents(path: Path) -> list[EntityDocument]:
+    """Read what :func:`write_documents` wrote."""
+    return [EntityDocument(**row) for row in pq.read_table(path).to_pylist()]
+
+
+def fr_edge_rows(docs: list[EntityDocument]) -> pa.Table:
+    """The FR edges of ``docs`` as ``fr_edges.parquet`` rows."""
+    return _fr_edge_rows(docs)
 
 
 def _relabel(table: pa.Table, terms: pa.Array, labels: pa.Array) -> pa.Table:
@@ -546,14 +597,7 @@ class DocumentBuilder:
 
     def _write_part(self, parts: Path, index: int, docs: list[EntityDocument],
                     nb: Neighbourhood) -> None:
-        table = pa.Table.from_pylist(
-            [
-                {"uri": d.uri, "label": d.label, "category": d.category, "classes": d.classes,
-                 "text": d.text, "satellites": d.satellites, "named": d.named}
-                for d in docs
-            ],
-            schema=_DOC_SCHEMA,
-        )
+        table = document_table(docs)
         for name, tbl in (("docs", table), ("triples", self._triple_rows(nb)),
                           ("labels", self._label_rows(nb)), ("fredges", _fr_edge_rows(docs))):
             final = parts / f"{name}-{index:06d}.parquet"
@@ -578,7 +622,9 @@ class DocumentBuilder:
                 "5.x/6.x names are recognised)."
             )
         triple_parts = sorted(parts.glob("triples-*.parquet"))
-        terms, labels = _best_labels(sorted(parts.glob("labels-*.parquet")), docs)
+        terms, labels, ranks = _best_labels(sorted(parts.glob("labels-*.parquet")), docs)
+        write_labels(self.work_dir / LABELS_FILE, terms, labels, ranks)
+        write_documents(self.work_dir / UNCHAINED_FILE, docs)
         with TripleWriter(triples_path) as tw:
             for part in triple_parts:
                 table = _relabel(pq.read_table(part), terms, labels)

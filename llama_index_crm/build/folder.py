@@ -54,6 +54,14 @@ def replace_folder(work: Path, out_dir: Path) -> None:
         shutil.rmtree(old)
 
 
+def recover_folder(out_dir: Path) -> None:
+    """Put back the previous folder when a replacement was killed between its two renames
+    (``out_dir`` gone, ``.<name>.old`` still there)."""
+    old = out_dir.parent / f".{out_dir.name}.old"
+    if not out_dir.exists() and old.exists():
+        old.rename(out_dir)
+
+
 def source_record(source: GraphSource) -> dict[str, object]:
     """What the manifest says about a source: its description and its settings (the
     options it was opened with, never a password or a header value)."""

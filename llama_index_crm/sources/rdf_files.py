@@ -483,6 +483,19 @@ class RdfFileSource:
                     add(Triple(subject, quad.predicate.value, node))
         return list(found)
 
+    def triples(self) -> Iterator[Triple]:
+        """Every triple of the graphs read (an update compares them with an index)."""
+        quads = self._quads if self._graph_nodes else self._all_graphs
+        seen: set[Triple] = set()
+        for quad in quads(None, None, None):
+            subject, obj = _subject(quad.subject), _object(quad.object)
+            if subject is None or obj is None:
+                continue
+            triple = Triple(subject, quad.predicate.value, obj)
+            if triple not in seen:
+                seen.add(triple)
+                yield triple
+
     def _all_graphs(self, s: object, p: object, o: object) -> Iterator[ox.Quad]:
         return self.store.quads_for_pattern(s, p, o, None)  # type: ignore[arg-type]
 

@@ -1,0 +1,280 @@
+"""The structural part of an incremental update: documents, triples, labels, FR edges.
+
+:func:`update_structure` reads a built folder, finds the entities a delta touches
+(:mod:`llama_index_crm.build.affected`), writes their documents again over the archive with
+the delta laid on it (:class:`~llama_index_crm.build.delta.DeltaSource`, FR targets
+walked), keeps every other document as it was written, and then does what a build's
+``finish()`` does over the whole archive: one label per term, the labelled triple archive,
+chaining of thin documents. The result is what a full build of the changed graph writes.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from llama_index_crm.build.affected import Affected, ReverseWalker, affected_entities
+from llama_index_crm.build.builder import (
+    CHUNK_SIZE,
+    FR_EDGES_FILE,
+    LABELS_FILE,
+    TRIPLE_COLUMNS,
+    TRIPLES_FILE,
+    UNCHAINED_FILE,
+    BuildStats,
+    DocumentBuilder,
+    _relabel,
+    fr_edge_rows,
+    read_documents,
+    reduce_labels,
+    write_documents,
+    write_labels,
+)
+from llama_index_crm.build.chaining import CHAIN_THRESHOLD, chain_thin_documents
+from llama_index_crm.build.delta import DeltaSource, GraphDelta
+from llama_index_crm.build.documents import EntityDocument
+from llama_index_crm.build.labels import Labeller, local_words
+from llama_index_crm.build.neighbourhood import Neighbourhood
+from llama_index_crm.build.reader import to_document
+from llama_index_crm.errors import IndexFormatError
+from llama_index_crm.ontology import Ontology
+from llama_index_crm.rdf import decode_object
+from llama_index_crm.sources._filters import select_entities
+from llama_index_crm.storage import CrmDocumentStore, TripleStore
+from llama_index_crm.storage.triple_writer import TRIPLE_SCHEMA
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class UpdateResult:
+    """What :func:`update_structure` did."""
+
+    documents: list[EntityDocument]
+    docstore: CrmDocumentStore
+    stats: BuildStats
+    delta: GraphDelta
+    affected: Affected
+    removed_documents: list[str] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def _classify(source: DeltaSource, nodes: list[str], ontology: Ontology) -> tuple[int, int]:
+    """(satellites, uncategorised) among ``nodes``, entities without a document."""
+    from llama_index_crm.build.documents import DocumentWriter
+
+    if not nodes:
+        return 0, 0
+    nb = Neighbourhood(ontology)
+    nb.add(source.fetch(nodes, incoming=False), described=nodes)
+    satellites = sum(1 for n in nodes if DocumentWriter.is_satellite(nb, n))
+    uncategorised = sum(1 for n in nodes if nb.category(n) is None
+                        and not DocumentWriter.is_satellite(nb, n))
+    return satellites, uncategorised
+
+
+def _labelled_triples(folder: Path, source: DeltaSource, delta: GraphDelta,
+                      terms: pa.Array, labels: pa.Array, ontology: Ontology) -> pa.Table:
+    """The archive after ``delta``, labelled with the archive-wide labels."""
+    table = pq.read_table(folder / TRIPLES_FILE, columns=list(TRIPLE_COLUMNS))
+    if delta.removed:
+        joined = pc.binary_join_element_wise(
+            table.column("s"), table.column("p"), table.column("o"), "\x00")
+        gone = pa.array(["\x00".join(k) for k in delta.removed], pa.string())
+        table = table.filter(pc.invert(pc.is_in(joined, value_set=gone)))
+    if delta.added:
+        rows = sorted(delta.added)
+        nb = Neighbourhood(ontology)
+        p_labels = {}
+        for _, p, _ in rows:
+            if p not in p_labels:
+                key = nb.predicate_key(p)
+                p_labels[p] = ontology.label(key) if key != p else local_words(p)
+        o_labels = []
+        for _, _, o in rows:
+            value = decode_object(o)
+            o_labels.append(value if isinstance(value, str) and not o.startswith('"')
+                            else getattr(value, "value", ""))
+        added = pa.table({
+            "s": [r[0] for r in rows], "s_label": [""] * len(rows),
+            "p": [r[1] for r in rows], "p_label": [p_labels[r[1]] for r in rows],
+            "o": [r[2] for r in rows],
+            "o_label": [lab if r[2].startswith('"') else "" for r, lab in zip(rows, o_labels,
+                                                                              strict=True)],
+        }, schema=table.schema)
+        table = pa.concat_tables([table, added])
+    return _relabel(table, terms, labels)
+
+
+def update_structure(folder: Path, work: Path, delta: GraphDelta, description: str, *,
+                     ontology: Ontology | None = None, chunk_size: int = CHUNK_SIZE,
+                     on_chunk: Callable[[int, int], None] | None = None) -> UpdateResult:
+    """Write into ``work`` the structural files of ``folder`` after ``delta``.
+
+    Writes ``triples.parquet``, ``fr_edges.parquet``, ``unchained.parquet``,
+    ``labels.parquet`` and the docstore (``documents.parquet``); returns the final
+    (chained) documents and the figures.
+
+    Raises:
+        IndexFormatError: ``folder`` was built before updates existed (no
+            ``unchained.parquet`` / ``labels.parquet``).
+    """
+    ontology = ontology or Ontology.default()
+    for name in (UNCHAINED_FILE, LABELS_FILE, TRIPLES_FILE, FR_EDGES_FILE):
+        if not (folder / name).exists():
+            raise IndexFormatError(
+                f"{folder} has no {name}: it was built by an older version and cannot be "
+                f"updated. Build it once again (crm-rag build ... --out {folder}); later "
+                "changes can then be applied with crm-rag update.")
+    seconds: dict[str, float] = {}
+    started = time.perf_counter()
+    store = TripleStore.load(folder / TRIPLES_FILE)
+    delta = delta.against(store)
+    source = DeltaSource(store, delta, description)
+    entities = source.entities()
+    entity_set = set(entities)
+    old_docs = read_documents(folder / UNCHAINED_FILE)
+    fr_edges = pq.read_table(folder / FR_EDGES_FILE)
+    seconds["read"] = time.perf_counter() - started
+
+    def fr_sources(nodes: set[str]) -> set[str]:
+        if not nodes:
+            return set()
+        hit = pc.is_in(fr_edges.column("o"), value_set=pa.array(sorted(nodes), pa.string()))
+        return set(pc.unique(fr_edges.column("s").filter(hit)).to_pylist())
+
+    started = time.perf_counter()
+    affected = affected_entities(store, delta, ontology, fr_sources, entity_set,
+                                 ReverseWalker(ontology))
+    seconds["affected"] = time.perf_counter() - started
+    started = time.perf_counter()
+    old_uris = {d.uri for d in old_docs}
+    gone = sorted(u for u in old_uris if u not in entity_set)
+    todo = sorted(affected.entities)
+    builder = DocumentBuilder(source, work, ontology=ontology, chunk_size=chunk_size,
+                              fr_paths="walk")
+    rebuilt: list[EntityDocument] = []
+    label_rows: list[pa.Table] = []
+    no_doc: list[str] = []
+    for i in range(0, len(todo), chunk_size):
+        chunk = todo[i:i + chunk_size]
+        result, nb = builder._process_chunk(chunk)
+        rebuilt.extend(result.documents)
+        written = {d.uri for d in result.documents}
+        no_doc.extend(u for u in chunk if u not in written)
+        label_rows.append(builder._label_rows(nb))
+        if on_chunk:
+            on_chunk(min(len(todo), i + chunk_size), len(todo))
+    seconds["documents"] = time.perf_counter() - started
+    started = time.perf_counter()
+    replaced = set(todo) | set(gone)
+    kept = [d for d in old_docs if d.uri not in replaced]
+    docs = sorted(kept + rebuilt, key=lambda d: d.uri)
+    # FR edges: the kept documents' rows, the rebuilt ones', in document order
+    keep_rows = pc.invert(pc.is_in(fr_edges.column("s"),
+                                   value_set=pa.array(sorted(replaced), pa.string())))
+    edges = pa.concat_tables([fr_edges.filter(keep_rows),
+                              fr_edge_rows(rebuilt).cast(fr_edges.schema)])
+    order = pc.sort_indices(edges, [("s", "ascending")])
+    edges = edges.take(order)
+    # labels: one per term, as finish() picks them
+    dirty = replaced | affected.renamed
+    old_labels = pq.read_table(folder / LABELS_FILE)
+    keep_labels = pc.invert(pc.is_in(old_labels.column("term"),
+                                     value_set=pa.array(sorted(dirty), pa.string())))
+    docs_rows = pa.table({"term": pa.array([d.uri for d in rebuilt], pa.string()),
+                          "label": pa.array([d.label for d in rebuilt], pa.string()),
+                          "rank": pa.array([0] * len(rebuilt), pa.int8())})
+    renamed = sorted(affected.renamed - {d.uri for d in rebuilt})
+    fresh = _resolve(source, renamed, ontology)
+    best = reduce_labels([old_labels.filter(keep_labels).cast(docs_rows.schema), docs_rows,
+                          fresh, *(t.cast(docs_rows.schema) for t in label_rows)])
+    terms, labels = best.column("term").combine_chunks(), best.column("label").combine_chunks()
+    table = _labelled_triples(folder, source, delta, terms, labels, ontology)
+    # the labels of terms the change took out of the archive go with them
+    changed_terms = {k[0] for k in delta.removed} | {k[2] for k in delta.removed} | set(gone)
+    present = set(pc.unique(pa.concat_arrays([
+        table.column(c).combine_chunks() for c in ("s", "p", "o")])).to_pylist()) \
+        if changed_terms else set()
+    absent = sorted(t for t in changed_terms if t not in present)
+    if absent:
+        best = best.filter(pc.invert(pc.is_in(best.column("term"),
+                                              value_set=pa.array(absent, pa.string()))))
+        terms, labels = best.column("term").combine_chunks(), best.column("label").combine_chunks()
+    # rows keep their own labels (a term that is a predicate and an object has two)
+    tmp = work / (TRIPLES_FILE + ".tmp")
+    pq.write_table(table.cast(TRIPLE_SCHEMA), tmp, compression="zstd")
+    tmp.replace(work / TRIPLES_FILE)
+    new_store = TripleStore.load(work / TRIPLES_FILE)
+    seconds["triples"] = time.perf_counter() - started
+    started = time.perf_counter()
+    final = chain_thin_documents([_copy(d) for d in docs], new_store.neighbours,
+                                 CHAIN_THRESHOLD, degree=new_store.degree)
+    seconds["chaining"] = time.perf_counter() - started
+    started = time.perf_counter()
+    pq.write_table(edges, work / FR_EDGES_FILE)
+    write_documents(work / UNCHAINED_FILE, docs)
+    write_labels(work / LABELS_FILE, terms, labels, best.column("rank").combine_chunks())
+    docstore = CrmDocumentStore(triple_store=new_store)
+    docstore.add_documents([to_document(d) for d in final])
+    docstore.persist(str(work))
+    seconds["write"] = time.perf_counter() - started
+    was = sorted((set(todo) | {s for s, _, _ in delta.added | delta.removed}) - old_uris)
+    stats = _stats(folder, source, entities, docs, final, no_doc, was, ontology,
+                   len(new_store))
+    return UpdateResult(final, docstore, stats, delta, affected,
+                        [u for u in sorted(old_uris - {d.uri for d in docs})],
+                        {k: round(v, 3) for k, v in seconds.items()})
+
+
+def _stats(folder: Path, source: DeltaSource, entities: list[str], docs: list[EntityDocument],
+           final: list[EntityDocument], no_doc: list[str], was: list[str],
+           ontology: Ontology, triples: int) -> BuildStats:
+    """The build figures of the updated graph: the old ones, corrected for what changed."""
+    import json
+
+    from llama_index_crm.storage.manifest import MANIFEST
+
+    old = json.loads((folder / MANIFEST).read_text()).get("stats", {})
+    stats = BuildStats(**{k: v for k, v in old.items() if k in BuildStats.__dataclass_fields__})
+    old_store = DeltaSource(source.store, GraphDelta(), "")
+    before = select_entities([u for u in was if old_store.outgoing(u)], ())
+    was_sat, was_unc = _classify(old_store, before, ontology)
+    now_sat, now_unc = _classify(source, no_doc, ontology)
+    stats.satellites_absorbed += now_sat - was_sat
+    stats.uncategorised += now_unc - was_unc
+    stats.entities = len(entities)
+    stats.documents = len(final)
+    stats.documents_chained = len(docs) - len(final)
+    stats.triples_archived = triples
+    return stats
+
+
+def _resolve(source: DeltaSource, nodes: list[str], ontology: Ontology) -> pa.Table:
+    """(term, label, rank) of ``nodes`` resolved in the updated graph."""
+    nb = Neighbourhood(ontology)
+    if nodes:
+        nb.add(source.fetch(nodes, incoming=False), described=nodes)
+    lab = Labeller(nb)
+    found: dict[str, tuple[str, bool]] = {}
+    for _ in range(10):
+        found = {n: lab.resolve(n) for n in nodes}
+        if not nb.has_missing:
+            break
+        nb.fetch_missing(source)
+        lab.forget_missing()
+    return pa.table({"term": pa.array(nodes, pa.string()),
+                     "label": pa.array([found[n][0] for n in nodes], pa.string()),
+                     "rank": pa.array([1 if found[n][1] else 2 for n in nodes], pa.int8())})
+
+
+def _copy(doc: EntityDocument) -> EntityDocument:
+    return EntityDocument(doc.uri, doc.label, doc.category, list(doc.classes), doc.text,
+                          list(doc.chained_from), list(doc.satellites), [], doc.named)
