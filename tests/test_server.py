@@ -28,6 +28,7 @@ from serving import HOSTILE, IMG_LABEL, SCRIPT_LABEL  # noqa: E402
 
 from llama_index_crm.index import CrmGraphIndex  # noqa: E402
 from llama_index_crm.server import create_app  # noqa: E402
+from llama_index_crm.server.schema import AnswerOut, ChatOut, EntityOut  # noqa: E402
 from llama_index_crm.server.sessions import SessionStore  # noqa: E402
 
 ASINOU = "Who founded the church at Asinou?"
@@ -53,6 +54,7 @@ def post(client: TestClient, path: str, body: dict[str, Any]) -> dict[str, Any]:
 def test_ask_returns_the_pipeline_answer_with_sources_paths_and_evidence(
         client: TestClient, demo_index: CrmGraphIndex) -> None:
     data = post(client, "/api/ask", {"question": ASINOU})
+    AnswerOut.model_validate(data)  # the documented shape (OpenAPI) is the one sent
     expected = demo_index.ask(ASINOU)
     assert data["answer"] == expected.answer
     assert data["status"] == "answered" and data["count"] == expected.count
@@ -81,6 +83,7 @@ def test_chat_reads_follow_ups_in_their_own_session_only(client: TestClient) -> 
     first = post(client, "/api/chat", {"message": "Tell me about Panagia Phorbiottissa "
                                                   "(Asinou)"})
     session = first["session"]
+    ChatOut.model_validate(first)
     follow = post(client, "/api/chat", {"session": session, "message": "Who founded it?"})
     assert follow["session"] == session
     assert "Nikephoros Ischyrios" in follow["answer"] and follow["status"] == "answered"
@@ -183,6 +186,7 @@ def _events(text: str) -> list[tuple[str, dict[str, Any]]]:
 # -- entities, datasets ------------------------------------------------------------------------
 def test_entity_has_its_document_triples_neighbours(client: TestClient) -> None:
     data = client.get("/api/entity", params={"uri": ASINOU_CHURCH}).json()
+    EntityOut.model_validate(data)
     assert data["label"] == "Panagia Phorbiottissa (Asinou)"
     assert data["document"].startswith("[Thing] Panagia Phorbiottissa (Asinou)")
     assert any(t["p_label"] == "was produced by" for t in data["triples"])

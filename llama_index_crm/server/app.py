@@ -20,6 +20,7 @@ the server's thread pool, so one slow question does not hold the others.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping, Sequence
 from importlib import resources
@@ -29,7 +30,6 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from fastapi import FastAPI, HTTPException, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response, StreamingResponse
-from pydantic import BaseModel, ConfigDict, Field
 
 from llama_index_crm.errors import CrmError
 from llama_index_crm.query.chat import CrmChatEngine
@@ -37,6 +37,14 @@ from llama_index_crm.query.engine import CrmAnswer, CrmQueryPipeline
 from llama_index_crm.query.memory import DEFAULT_HISTORY_TOKENS
 from llama_index_crm.server.datasets import DatasetRegistry
 from llama_index_crm.server.limits import MAX_BODY_BYTES, BodyLimit, question_problem
+from llama_index_crm.server.schema import (
+    AnswerOut,
+    AskRequest,
+    ChatOut,
+    ChatRequest,
+    EntityOut,
+    ResetRequest,
+)
 from llama_index_crm.server.sessions import (
     MAX_SESSIONS,
     SESSION_ID,
@@ -68,35 +76,6 @@ CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'se
 """The page's Content-Security-Policy: its own script only (no inline code), images from
 the URLs the graph gives. A second line of defence: the page writes graph text as text."""
 
-
-
-class AskRequest(BaseModel):
-    """``POST /api/ask``."""
-
-    model_config = ConfigDict(extra="forbid")
-    question: str = Field(description="the question, in plain language")
-    explain: bool = Field(False, description="also return the plan and its SPARQL")
-    dataset: str | None = Field(None, description="a name from /api/datasets (default: the "
-                                                  "first)")
-
-
-class ChatRequest(BaseModel):
-    """``POST /api/chat``."""
-
-    model_config = ConfigDict(extra="forbid")
-    message: str = Field(description="the next question of the conversation")
-    session: str | None = Field(None, description="the session id a previous turn returned "
-                                                  "(none: a new session)")
-    explain: bool = False
-    dataset: str | None = None
-
-
-class ResetRequest(BaseModel):
-    """``POST /api/chat/reset``."""
-
-    model_config = ConfigDict(extra="forbid")
-    session: str
-    dataset: str | None = None
 
 
 def _named(indexes: Indexes) -> dict[str, GraphData | str | Path]:
@@ -205,16 +184,16 @@ def create_app(
         return {"default": registry.default, "llm": llm is not None,
                 "datasets": registry.describe()}
 
-    @app.post("/api/ask")
-    def ask(request: AskRequest) -> dict[str, Any]:
+    @app.post("/api/ask", response_model=AnswerOut)
+    def ask(request: AskRequest) -> Response:
         """Answer one question, without a conversation: the answer of ``crm-rag ask``."""
         question = checked(request.question)
         name, pipeline = pipeline_of(request.dataset)
         answer = pipeline.run(question)
-        return {"dataset": name, **answer_view(pipeline.index, answer, request.explain)}
+        return _json({"dataset": name, **answer_view(pipeline.index, answer, request.explain)})
 
-    @app.post("/api/chat")
-    def chat(request: ChatRequest) -> dict[str, Any]:
+    @app.post("/api/chat", response_model=ChatOut)
+    def chat(request: ChatRequest) -> Response:
         """One turn of a conversation: follow-ups read in the session's earlier turns."""
         message = checked(request.message)
         sid = session_id(request.session)
@@ -224,8 +203,8 @@ def create_app(
             session.engine.chat(message)
             answer = session.engine.last
         assert answer is not None
-        return {"session": sid, "dataset": name,
-                **answer_view(pipeline.index, answer, request.explain)}
+        return _json({"session": sid, "dataset": name,
+                      **answer_view(pipeline.index, answer, request.explain)})
 
     @app.post("/api/chat/reset")
     def reset(request: ResetRequest) -> dict[str, Any]:
@@ -269,17 +248,24 @@ def create_app(
 
         return _event_stream(answer_events(pipeline, message, history, view, record))
 
-    @app.get("/api/entity")
+    @app.get("/api/entity", response_model=EntityOut)
     def entity(uri: str = Query(max_length=2048, description="the entity's IRI"),
-               dataset: str | None = None) -> dict[str, Any]:
+               dataset: str | None = None) -> Response:
         """An entity's document, triples, FR neighbours and image URLs."""
         name, pipeline = pipeline_of(dataset)
         view = entity_view(pipeline.index, uri)
         if view is None:
             raise HTTPException(404, f"The dataset {name!r} holds no entity {uri}.")
-        return {"dataset": name, **view}
+        return _json({"dataset": name, **view})
 
     return app
+
+
+def _json(data: dict[str, Any]) -> Response:
+    """``data`` as JSON, as built: FastAPI's encoder and a validation pass would cost more
+    than the rest of serving an answer (the models document the shape)."""
+    return Response(json.dumps(data, ensure_ascii=False, separators=(",", ":")),
+                    media_type="application/json")
 
 
 def _event_stream(events: Any) -> StreamingResponse:

@@ -45,11 +45,32 @@ def term_label(index: GraphData, term: str) -> str:
     return index.triples.label(term) or local_name(term)
 
 
-def labelled_triple(index: GraphData, s: str, p: str, o: str) -> dict[str, Any]:
-    """One triple with the labels of its terms (``o_literal``: the object is a value)."""
-    return {"s": s, "p": p, "o": o, "s_label": term_label(index, s),
-            "p_label": index.ontology.label(p), "o_label": term_label(index, o),
-            "o_literal": o.startswith('"')}
+class Labels:
+    """:func:`term_label` and property labels, each term looked up once per response (an
+    answer's triples name the same few hundred terms again and again)."""
+
+    def __init__(self, index: GraphData) -> None:
+        self.index = index
+        self._terms: dict[str, str] = {}
+        self._props: dict[str, str] = {}
+
+    def __call__(self, term: str) -> str:
+        label = self._terms.get(term)
+        if label is None:
+            label = self._terms[term] = term_label(self.index, term)
+        return label
+
+    def prop(self, p: str) -> str:
+        """The English label of a property (``was produced by``)."""
+        label = self._props.get(p)
+        if label is None:
+            label = self._props[p] = self.index.ontology.label(p)
+        return label
+
+    def triple(self, s: str, p: str, o: str) -> dict[str, Any]:
+        """One triple with the labels of its terms (``o_literal``: the object is a value)."""
+        return {"s": s, "p": p, "o": o, "s_label": self(s), "p_label": self.prop(p),
+                "o_label": self(o), "o_literal": o.startswith('"')}
 
 
 def answer_view(index: GraphData, answer: CrmAnswer, explain: bool) -> dict[str, Any]:
@@ -62,9 +83,10 @@ def answer_view(index: GraphData, answer: CrmAnswer, explain: bool) -> dict[str,
     """
     data = answer.to_dict()
     exact = answer.exact
+    labels = Labels(index)
     sources = [{"uri": s["uri"], "label": s["label"], "score": s["score"],
                 "path": s["paths"][0] if s["paths"] else "", "paths": s["paths"],
-                "triples": [labelled_triple(index, *t) for t in s["triples"]]}
+                "triples": [labels.triple(*t) for t in s["triples"]]}
                for s in data["sources"]]
     plan = None
     if explain:
@@ -74,11 +96,11 @@ def answer_view(index: GraphData, answer: CrmAnswer, explain: bool) -> dict[str,
     return {"question": data["question"], "answer": data["answer"], "status": data["status"],
             "count": data["count"], "type": data["type"], "sources": sources,
             "evidence": list(exact.evidence) if exact is not None else [],
-            "plan": plan, "graph": subgraph(index, data["sources"]),
+            "plan": plan, "graph": subgraph(data["sources"], labels),
             "latency_s": data["latency_s"]}
 
 
-def subgraph(index: GraphData, sources: list[dict[str, Any]]) -> dict[str, Any]:
+def subgraph(sources: list[dict[str, Any]], labels: Labels) -> dict[str, Any]:
     """The nodes and edges of the sources' triples between nodes (no literals), at most
     :data:`MAX_GRAPH_EDGES` edges, the sources' own first."""
     chosen = {s["uri"] for s in sources}
@@ -96,9 +118,9 @@ def subgraph(index: GraphData, sources: list[dict[str, Any]]) -> dict[str, Any]:
     nodes: dict[str, dict[str, Any]] = {}
     for uri in [s["uri"] for s in sources] + [t for e in edges for t in (e["s"], e["o"])]:
         if uri not in nodes:
-            nodes[uri] = {"id": uri, "label": term_label(index, uri), "source": uri in chosen}
+            nodes[uri] = {"id": uri, "label": labels(uri), "source": uri in chosen}
     return {"nodes": list(nodes.values()),
-            "edges": [{**e, "label": index.ontology.label(e["p"])} for e in edges]}
+            "edges": [{**e, "label": labels.prop(e["p"])} for e in edges]}
 
 
 def images_of(index: GraphData, uri: str) -> list[str]:
@@ -131,16 +153,17 @@ def entity_view(index: GraphData, uri: str) -> dict[str, Any] | None:
         return None
     row = index.row_of.get(doc) if doc is not None else None
     triples = store.triples_of(uri)
+    labels = Labels(index)
     neighbours = index.fr_links(uri)
     return {
-        "uri": uri, "label": term_label(index, uri),
+        "uri": uri, "label": labels(uri),
         "category": index.meta.categories[row] if row is not None and doc == uri else None,
         "document": index.node(doc).get_content() if doc is not None else None,
         "document_uri": doc,
-        "triples": [labelled_triple(index, t.s, t.p, encode_object(t.o))
+        "triples": [labels.triple(t.s, t.p, encode_object(t.o))
                     for t in triples[:MAX_TRIPLES]],
         "triples_total": len(triples),
-        "neighbours": [{"uri": n, "label": term_label(index, n)}
+        "neighbours": [{"uri": n, "label": labels(n)}
                        for n in neighbours[:MAX_NEIGHBOURS]],
         "neighbours_total": len(neighbours),
         "images": images_of(index, uri),
