@@ -167,6 +167,17 @@ MUTANTS: tuple[Mutant, ...] = (
            "    return 0 if len(word) < 5 else 1 if len(word) < 9 else 2\n",
            "    return 2\n", ("tests/test_exact.py",),
            "exact: short words may be misspelt by two letters"),
+    Mutant("serve-labels-as-markup", "llama_index_crm/server/static/app.js",
+           "node.textContent = String(text);", "node.innerHTML = String(text);",
+           ("tests/test_server_browser.py", "tests/test_server.py"),
+           "serve: the page parses graph text as HTML (a <script> label could run)"),
+    Mutant("serve-sessions-shared", "llama_index_crm/server/sessions.py",
+           "        key = (dataset, session_id)\n", "        key = (dataset, \"\")\n",
+           ("tests/test_server.py",), "serve: every chat session shares one conversation"),
+    Mutant("serve-chunked-body-unbounded", "llama_index_crm/server/limits.py",
+           "            if len(body) > self.max_bytes:\n", "            if False:\n",
+           ("tests/test_server.py",),
+           "serve: a body without Content-Length is read whole, however large"),
 )
 
 

@@ -6,7 +6,9 @@ separate process on 127.0.0.1, through one kept-alive connection, timed from the
 written to the JSON read. Each round asks every question both ways, alternately, after one
 untimed warm-up round; the two answers are checked to be the same. The difference of the
 medians (p50) is the cost of serving: HTTP, JSON, the thread pool, the answer's view
-(labels of the source triples, the subgraph). A last pass sends the questions from 20 chat
+(labels of the source triples, the subgraph). The route's own time (its ``Server-Timing``
+header: answer, view and JSON) splits the rest into the server's work and the round trip
+(HTTP, the event loop, the thread pool). A last pass sends the questions from 20 chat
 sessions at once and reports their latencies and the wall time.
 
 Before the timed runs the script waits until the 1-minute load average is below 1.2
@@ -63,11 +65,14 @@ def _free_port() -> int:
 
 
 def _post(conn: http.client.HTTPConnection, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    """The JSON answer, with ``_route_s``: the route's own time (``Server-Timing``)."""
     conn.request("POST", path, json.dumps(body), {"Content-Type": "application/json"})
     response = conn.getresponse()
     data: dict[str, Any] = json.loads(response.read())
     if response.status != 200:
         raise RuntimeError(f"{path}: {response.status} {data}")
+    timing = response.getheader("Server-Timing", "answer;dur=nan")
+    data["_route_s"] = float(timing.split("dur=")[1]) / 1000
     return data
 
 
@@ -129,6 +134,7 @@ def main() -> None:
         quiet = wait_for_quiet(args.max_wait)
         inproc: list[float] = []
         over_http: list[float] = []
+        in_route: list[float] = []
         health: list[float] = []
         mismatches: list[str] = []
         for _ in range(args.rounds):
@@ -139,6 +145,7 @@ def main() -> None:
                 started = time.perf_counter()
                 data = _post(conn, "/api/ask", {"question": q})
                 over_http.append(time.perf_counter() - started)
+                in_route.append(data["_route_s"])
                 if (data["answer"], data["status"], data["count"]) != (
                         answer.answer, answer.status, answer.count):
                     mismatches.append(q)
@@ -175,6 +182,9 @@ def main() -> None:
             1000 * (statistics.median(over_http) - statistics.median(inproc)), 2),
         "median_of_paired_differences_ms": round(1000 * statistics.median(
             h - i for h, i in zip(over_http, inproc, strict=True)), 2),
+        "server_route_ms": {"p50": _ms(in_route, 0.5), "p90": _ms(in_route, 0.9)},
+        "http_minus_route_p50_ms": round(1000 * statistics.median(
+            h - r for h, r in zip(over_http, in_route, strict=True)), 2),
         "health_ms": {"p50": _ms(health, 0.5)},
         "answers_differ": mismatches,
         "concurrent": {"sessions": CONCURRENT_SESSIONS, "requests": len(together),

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
@@ -163,7 +164,7 @@ def create_app(
                           include_in_schema=False)
 
     @app.get("/api/health")
-    def health() -> dict[str, Any]:
+    async def health() -> dict[str, Any]:
         """Readiness: the server answers; which datasets are loaded (they load on first
         use, or failed to load, with the reason)."""
         datasets = registry.describe()
@@ -187,14 +188,17 @@ def create_app(
     @app.post("/api/ask", response_model=AnswerOut)
     def ask(request: AskRequest) -> Response:
         """Answer one question, without a conversation: the answer of ``crm-rag ask``."""
+        started = time.perf_counter()
         question = checked(request.question)
         name, pipeline = pipeline_of(request.dataset)
         answer = pipeline.run(question)
-        return _json({"dataset": name, **answer_view(pipeline.index, answer, request.explain)})
+        return _json({"dataset": name, **answer_view(pipeline.index, answer, request.explain)},
+                     started)
 
     @app.post("/api/chat", response_model=ChatOut)
     def chat(request: ChatRequest) -> Response:
         """One turn of a conversation: follow-ups read in the session's earlier turns."""
+        started = time.perf_counter()
         message = checked(request.message)
         sid = session_id(request.session)
         name, pipeline = pipeline_of(request.dataset)
@@ -204,7 +208,7 @@ def create_app(
             answer = session.engine.last
         assert answer is not None
         return _json({"session": sid, "dataset": name,
-                      **answer_view(pipeline.index, answer, request.explain)})
+                      **answer_view(pipeline.index, answer, request.explain)}, started)
 
     @app.post("/api/chat/reset")
     def reset(request: ResetRequest) -> dict[str, Any]:
@@ -261,11 +265,15 @@ def create_app(
     return app
 
 
-def _json(data: dict[str, Any]) -> Response:
+def _json(data: dict[str, Any], started: float | None = None) -> Response:
     """``data`` as JSON, as built: FastAPI's encoder and a validation pass would cost more
-    than the rest of serving an answer (the models document the shape)."""
-    return Response(json.dumps(data, ensure_ascii=False, separators=(",", ":")),
-                    media_type="application/json")
+    than the rest of serving an answer (the models document the shape). With ``started``
+    (``time.perf_counter()`` when the route began), a ``Server-Timing: answer;dur=MS``
+    header says how long the route took, answer and JSON included."""
+    body = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    headers = ({"Server-Timing": f"answer;dur={1000 * (time.perf_counter() - started):.2f}"}
+               if started is not None else None)
+    return Response(body, media_type="application/json", headers=headers)
 
 
 def _event_stream(events: Any) -> StreamingResponse:

@@ -259,17 +259,23 @@ function planBlock(plan) {
 // A small drawing of the subgraph the sources span: nodes on a circle, sources in amber.
 function drawSubgraph(graph) {
   const NS = "http://www.w3.org/2000/svg";
-  const width = 520, height = 260, radius = 105;
+  const width = 640, height = 260, radius = 110;
   const svg = document.createElementNS(NS, "svg");
   svg.setAttribute("class", "subgraph");
   svg.setAttribute("viewBox", "0 0 " + width + " " + height);
   svg.setAttribute("role", "img");
   svg.setAttribute("aria-label", "subgraph of the sources");
   const nodes = graph.nodes.slice(0, 30);
+  // the sources on one ring, the nodes between them on another; the smaller ring inside
   const at = new Map();
-  nodes.forEach((node, i) => {
-    const angle = (2 * Math.PI * i) / nodes.length - Math.PI / 2;
-    at.set(node.id, [width / 2 + radius * 1.9 * Math.cos(angle), height / 2 + radius * Math.sin(angle)]);
+  const rings = [nodes.filter((n) => n.source), nodes.filter((n) => !n.source)];
+  rings.sort((a, b) => a.length - b.length);
+  rings.forEach((ring, r) => {
+    const ry = r === 0 ? radius * 0.55 : radius;
+    ring.forEach((node, i) => {
+      const angle = (2 * Math.PI * (i + r * 0.5)) / ring.length - Math.PI / 2;
+      at.set(node.id, [width / 2 + ry * 2.1 * Math.cos(angle), height / 2 + ry * Math.sin(angle)]);
+    });
   });
   for (const edge of graph.edges) {
     const a = at.get(edge.s), b = at.get(edge.o);
