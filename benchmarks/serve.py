@@ -131,7 +131,11 @@ def main() -> None:
         for q in questions:  # warm-up: caches of both processes
             pipeline.run(q)
             _post(conn, "/api/ask", {"question": q})
+        conn.close()
         quiet = wait_for_quiet(args.max_wait)
+        # a new connection: the server closes idle ones after 5 s
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+        _post(conn, "/api/ask", {"question": questions[0]})
         inproc: list[float] = []
         over_http: list[float] = []
         in_route: list[float] = []
