@@ -217,6 +217,10 @@ def test_datasets_load_on_first_use(demo_index: CrmGraphIndex, tmp_path: Path) -
         assert listed["default"] == "demo" and listed["datasets"][0]["examples"]
         assert [d["loaded"] for d in c.get("/api/health").json()["datasets"]] == [
             True, False, False]
+        other = c.get("/api/datasets", params={"dataset": "other"}).json()["datasets"][1]
+        assert other["loaded"] and other["examples"] == listed["datasets"][0]["examples"]
+        assert all(any(label in q for label in demo_index.meta.labels)
+                   for q in other["examples"])  # each names something the graph holds
         assert post(c, "/api/ask", {"question": ASINOU, "dataset": "other"})["answer"] == \
             demo_index.ask(ASINOU).answer
         broken = c.post("/api/ask", json={"question": ASINOU, "dataset": "broken"})

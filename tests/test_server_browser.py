@@ -138,3 +138,31 @@ def test_hostile_labels_show_as_text_and_never_run(page: Any, served: str,
     # only this server and the graph's image were contacted
     assert {r for r in requests if not r.startswith(served + "/")} == {hostile_image[0]}
     assert HOSTILE + "work" in page.locator("#entity-meta").text_content()
+
+
+@pytest.fixture(scope="module")
+def served_with_llm(demo_index: Any) -> Iterator[str]:
+    """The demo index served with ``MockLLM`` (prompt plumbing only): the page streams."""
+    from llama_index.core.llms import MockLLM
+    from serving import live_server
+
+    from llama_index_crm.server import create_app
+
+    with live_server(create_app(demo_index, llm=MockLLM(max_tokens=8))) as url:
+        yield url
+
+
+def test_with_an_llm_the_page_streams_the_answer(browser: Any, served_with_llm: str) -> None:
+    context = browser.new_context(bypass_csp=True)
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    streamed: list[str] = []
+    page.on("request", lambda r: streamed.append(r.url))
+    page.goto(served_with_llm + "/")
+    page.wait_for_selector("body[data-ready='true']")
+    turn = ask(page, "How many churches are in Nicosia District?")
+    assert served_with_llm + "/api/chat/stream" in streamed
+    assert turn.locator(".badge").text_content() == "answered"  # the graph's status
+    assert turn.locator(".answer-text").text_content().startswith("text")  # MockLLM's words
+    assert "count: " in turn.locator(".count").text_content()
+    context.close()

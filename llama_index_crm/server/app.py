@@ -173,15 +173,11 @@ def create_app(
                 "datasets": [{k: d[k] for k in ("name", "loaded", "error")} for d in datasets]}
 
     @app.get("/api/datasets")
-    def datasets(load: bool = Query(False, description="load every dataset first, so that "
-                                                       "each has its example questions")
-                 ) -> dict[str, Any]:
+    def datasets(dataset: str | None = Query(
+            None, description="load this dataset first (default: the first), so that its "
+                              "example questions are listed")) -> dict[str, Any]:
         """The datasets this server answers over, with example questions."""
-        if load:
-            for name in registry.names():
-                pipeline_of(name)
-        else:
-            pipeline_of(None)  # the first dataset, which the page opens with
+        pipeline_of(dataset)
         return {"default": registry.default, "llm": llm is not None,
                 "datasets": registry.describe()}
 

@@ -78,7 +78,7 @@ function setDataset(name, all) {
 
 async function refreshExamples(name) {
   try {
-    const data = await api("/api/datasets?load=true");
+    const data = await api("/api/datasets?" + new URLSearchParams({ dataset: name }));
     const found = data.datasets.find((d) => d.name === name);
     showExamples(found ? found.examples : []);
   } catch (e) { showError(e.message); }
