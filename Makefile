@@ -1,5 +1,7 @@
 # Two set-up commands: `make demo` and `make test`. Both create .venv when needed and are idempotent.
 # `make virtuoso` installs Virtuoso (Debian/Ubuntu, as root) so that its tests and benchmark run.
+# `make chromium` installs Debian's Chromium, which the browser tests of the chat page drive.
+# `make serve` builds the demo index when missing and serves it on http://127.0.0.1:8000/.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -10,7 +12,7 @@ export TRANSFORMERS_OFFLINE := 1
 # apt-get as root, through sudo otherwise
 SUDO   := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: demo test lint typecheck unit bench virtuoso clean
+.PHONY: demo test lint typecheck unit bench virtuoso chromium serve clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +29,19 @@ $(VENV)/.installed: pyproject.toml $(VENV)/.torch
 $(VENV)/.installed-dev: pyproject.toml $(VENV)/.installed
 	$(BIN)/pip install --quiet -e ".[offline,dev]"
 	touch $@
+
+$(VENV)/.installed-serve: pyproject.toml $(VENV)/.installed
+	$(BIN)/pip install --quiet -e ".[offline,serve]"
+	touch $@
+
+DEMO_INDEX := indexes/troodos
+
+$(DEMO_INDEX)/manifest.json: | $(VENV)/.installed
+	$(BIN)/crm-rag build examples/data/troodos.ttl --out $(DEMO_INDEX)
+
+serve: $(VENV)/.installed-serve $(DEMO_INDEX)/manifest.json
+	$(BIN)/crm-rag serve --index troodos=$(DEMO_INDEX) \
+		--examples troodos=examples/data/troodos_questions.txt
 
 demo: $(VENV)/.installed
 	$(BIN)/python examples/demo.py
@@ -53,6 +68,16 @@ virtuoso:
 	else \
 		$(SUDO) apt-get install -y virtuoso-opensource-7-bin || \
 		{ $(SUDO) apt-get update && $(SUDO) apt-get install -y virtuoso-opensource-7-bin; }; \
+	fi
+
+# Debian's Chromium for the Playwright browser tests (browsers cannot be downloaded here);
+# the tests skip, saying so, where it is missing. `make test` never installs it.
+chromium:
+	@if command -v chromium >/dev/null; then \
+		echo "chromium is installed"; \
+	else \
+		$(SUDO) apt-get install -y chromium || \
+		{ $(SUDO) apt-get update && $(SUDO) apt-get install -y chromium; }; \
 	fi
 
 clean:

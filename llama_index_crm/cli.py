@@ -267,6 +267,50 @@ def cmd_chat(args: argparse.Namespace) -> int:
     return ChatConsole(CrmChatEngine(_pipeline(args), args.history_tokens)).run()
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    """``crm-rag serve --index [NAME=]DIR ...``: the JSON API and the chat page."""
+    try:
+        import uvicorn
+
+        from llama_index_crm.server import create_app
+        from llama_index_crm.server.datasets import parse_index_option
+    except ImportError as exc:
+        raise CrmError(f"crm-rag serve needs the serve extra ({exc.name} is missing): "
+                       "pip install 'llama-index-crm[serve]'") from exc
+    from llama_index_crm.llms import make_llm
+
+    indexes: dict[str, str] = {}
+    for value in args.index:
+        name, folder = parse_index_option(value)
+        if name in indexes:
+            raise CrmError(f"--index: two datasets are named {name!r}; name them NAME=DIR")
+        if not (Path(folder) / MANIFEST).exists():
+            raise CrmError(f"{folder} is not a built index (no {MANIFEST}). "
+                           "Build one with: crm-rag build FILES... --out DIR")
+        indexes[name] = folder
+    examples: dict[str, list[str]] = {}
+    for value in args.examples or ():
+        name, _, file = value.partition("=")
+        if name not in indexes or not file:
+            raise CrmError(f"--examples {value!r}: NAME=FILE with NAME one of "
+                           f"{', '.join(indexes)}")
+        examples[name] = [line.strip() for line in Path(file).read_text().splitlines()
+                          if line.strip()]
+    app = create_app(indexes, llm=make_llm(args.llm), examples=examples,
+                     cors_origins=args.cors or (), prompts=args.prompts)
+    if args.preload:
+        for name in indexes:
+            app.state.registry.pipeline(name)
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"crm-rag: serving on {args.host}: other machines can reach this server; it "
+              "has no authentication.", file=sys.stderr)
+    print(f"Serving {', '.join(indexes)} on http://{args.host}:{args.port}/ "
+          f"(API: /docs; Ctrl-C stops)", file=sys.stderr)
+    uvicorn.run(app, host=args.host, port=args.port,
+                log_level="info" if args.verbose else "warning")
+    return 0
+
+
 def _source_arguments(p: argparse.ArgumentParser) -> None:
     """The options that say where a graph is read from (build and update)."""
     p.add_argument("--endpoint", help="read from this SPARQL endpoint instead of files")
@@ -381,6 +425,30 @@ def make_parser() -> argparse.ArgumentParser:
     chat.add_argument("--history-tokens", type=int, default=DEFAULT_HISTORY_TOKENS,
                       help="token budget of the earlier turns a question is read with")
     chat.set_defaults(func=cmd_chat)
+
+    serve = sub.add_parser("serve", help="a JSON API and a chat page over built indexes "
+                           "(needs the serve extra)")
+    serve.add_argument("--index", action="append", required=True, metavar="[NAME=]DIR",
+                       help="a folder written by crm-rag build, named NAME (default: the "
+                            "folder's name); repeat it to serve several datasets, each loaded "
+                            "on first use")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to listen on (default 127.0.0.1: this machine only)")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--llm", default=None,
+                       help="openai:MODEL, openai:MODEL@URL or ollama:MODEL (answers then "
+                            "stream as server-sent events); default: answer from documents "
+                            "and triples")
+    serve.add_argument("--prompts", default=None,
+                       help="a TOML file overriding config/prompts/default.toml")
+    serve.add_argument("--examples", action="append", metavar="NAME=FILE",
+                       help="example questions for a dataset's page, one a line (default: "
+                            "made from its best-connected entities)")
+    serve.add_argument("--cors", action="append", metavar="ORIGIN",
+                       help="let pages of this origin call the API (default: none)")
+    serve.add_argument("--preload", action="store_true",
+                       help="load every index before serving (default: on first use)")
+    serve.set_defaults(func=cmd_serve)
 
     stats = sub.add_parser("stats", help="print the manifest of a built folder")
     stats.add_argument("index")

@@ -12,7 +12,7 @@ OUT = Path(__file__).resolve().parent.parent / "config" / "lexicon" / "en_common
 HEADER = """\
 # Common English words (whole words of the bundled MiniLM's WordPiece vocabulary, Apache-2.0):
 # a lower-case word outside this list may be a name; one inside it is a name only where a name
-# is expected (quoted, capitalised, after 'by'/'of'/'named', before 's). scripts/make_common_words.py
+# is expected (quoted, capitalised, after 'by'/'of'/'named', before 's).
 """
 
 

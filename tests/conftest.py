@@ -208,3 +208,41 @@ def refusing_proxy(
     for server in servers:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture(scope="session")
+def hostile_image() -> Iterator[tuple[str, list[str]]]:
+    """``(url, requested paths)`` of the PNG the hostile graph gives as its work's image."""
+    from serving import image_server
+
+    with image_server() as served:
+        yield served
+
+
+@pytest.fixture(scope="session")
+def hostile_index(tmp_path_factory: pytest.TempPathFactory, models_cache: Path,
+                  hostile_image: tuple[str, list[str]]) -> CrmGraphIndex:
+    """A tiny graph whose labels hold ``<script>`` and ``<img onerror>`` (tests/serving.py),
+    built once; its work's P138 image is :func:`hostile_image`."""
+    from serving import write_hostile_graph
+
+    folder = tmp_path_factory.mktemp("hostile")
+    graph = write_hostile_graph(folder / "hostile.ttl", hostile_image[0])
+    return CrmGraphIndex.build([str(graph)], folder / "index", cache_dir=folder / "cache")
+
+
+@pytest.fixture(scope="session")
+def served(demo_index: CrmGraphIndex, hostile_index: CrmGraphIndex) -> Iterator[str]:
+    """The base URL of ``create_app({"troodos": demo, "hostile": hostile})`` under uvicorn
+    on a free port of 127.0.0.1 (skips without the serve extra)."""
+    pytest.importorskip("fastapi", reason="the serve extra (FastAPI) is not installed")
+    pytest.importorskip("uvicorn", reason="the serve extra (uvicorn) is not installed")
+    from serving import live_server
+
+    from llama_index_crm.server import create_app
+
+    app = create_app({"troodos": demo_index, "hostile": hostile_index},
+                     examples={"troodos": (DEMO.parent / "troodos_questions.txt")
+                               .read_text().splitlines()})
+    with live_server(app) as url:
+        yield url

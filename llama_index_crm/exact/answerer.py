@@ -146,7 +146,6 @@ class ExactAnswerer:
         self.empty = EmptyCheck(data, self.executor)
         self.similar = RelationSimilarity(data, self.lexicon)
         self.lexicons = Lexicons.default()
-        self._lock = threading.Lock()
 
     def _trial(self, relation: str, other: str | None, inverse: bool,
                candidate: Candidate) -> bool:
@@ -175,34 +174,33 @@ class ExactAnswerer:
             plan: a plan made elsewhere; the planners are skipped.
             llm: plan with this LLM first (structured output), the rules when it fails.
         """
-        with self._lock:
-            if plan is not None:
-                return self.execute(plan)
-            language = self.lexicons.detect(question)
-            lexicon = self.lexicons.get(language)
-            if language != "en" and (lexicon is None or not lexicon.words):
-                name = lexicon.name if lexicon is not None else "this language"
-                return ExactAnswer("retrieval_only", "", language=language,
-                                   plan_text=f"a question in {name}: no question "
-                                   f"words known for it, answered from retrieval")
-            asked = question  # English idioms ("who's behind") or another language's words
-            if lexicon is not None and lexicon.words:
-                asked = lexicon.translate(question,
-                                          self._names_in(question, lexicon.elision))
-            first = self._read(asked, history, llm, language)
-            empty = first.status == "answered" and not first.total and first.plan is not None \
-                and first.plan.operation in {"list", "count", "superlative", "describe"}
-            if first.status != "retrieval_only" and not empty:
-                return first
-            for text, note in [*first.readings, *self._appositions(asked),
-                               *self._relative_clauses(asked), *self._passives(asked)]:
-                # a reading that leaves words out is judged on the question as asked; one
-                # that replaces words (a close name, a relation word) on its own words
-                other = self._read(text, history, None, language,
-                                   cover=None if note else asked)
-                if other.status == "answered" and (other.total or not empty):
-                    return replace(other, text=f"{other.text} ({note})" if note else other.text)
-            return first.fallback or first
+        if plan is not None:
+            return self.execute(plan)
+        language = self.lexicons.detect(question)
+        lexicon = self.lexicons.get(language)
+        if language != "en" and (lexicon is None or not lexicon.words):
+            name = lexicon.name if lexicon is not None else "this language"
+            return ExactAnswer("retrieval_only", "", language=language,
+                               plan_text=f"a question in {name}: no question "
+                               f"words known for it, answered from retrieval")
+        asked = question  # English idioms ("who's behind") or another language's words
+        if lexicon is not None and lexicon.words:
+            asked = lexicon.translate(question,
+                                      self._names_in(question, lexicon.elision))
+        first = self._read(asked, history, llm, language)
+        empty = first.status == "answered" and not first.total and first.plan is not None \
+            and first.plan.operation in {"list", "count", "superlative", "describe"}
+        if first.status != "retrieval_only" and not empty:
+            return first
+        for text, note in [*first.readings, *self._appositions(asked),
+                           *self._relative_clauses(asked), *self._passives(asked)]:
+            # a reading that leaves words out is judged on the question as asked; one
+            # that replaces words (a close name, a relation word) on its own words
+            other = self._read(text, history, None, language,
+                               cover=None if note else asked)
+            if other.status == "answered" and (other.total or not empty):
+                return replace(other, text=f"{other.text} ({note})" if note else other.text)
+        return first.fallback or first
 
     @property
     def institution(self) -> frozenset[str]:
