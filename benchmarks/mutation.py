@@ -160,8 +160,8 @@ MUTANTS: tuple[Mutant, ...] = (
            "if len(g.items) > cut]", ("tests/test_exact.py",),
            "exact: a group tied at the cut is dropped"),
     Mutant("exact-ambiguity-guessed", ANSWERER,
-           "                if parsed.ambiguous:\n"
-           "                    return self._ambiguous(parsed.ambiguous)\n", "",
+           "            if parsed.ambiguous:\n"
+           "                return self._ambiguous(parsed.ambiguous)\n", "",
            ("tests/test_exact.py",), "exact: an ambiguous name is not reported as such"),
     Mutant("exact-misspellings-unbounded", LINKING,
            "    return 0 if len(word) < 5 else 1 if len(word) < 9 else 2\n",

@@ -122,7 +122,6 @@ class ExactAnswerer:
         self.planner = RulePlanner(self.names, self.lexicon, type_nouns, trial=self._trial,
                                    present=self.executor.relation_present,
                                    holders=self.executor.collection_holders)
-        self._lock = threading.Lock()
 
     def _trial(self, relation: str, other: str | None, inverse: bool,
                candidate: Candidate) -> bool:
@@ -151,29 +150,28 @@ class ExactAnswerer:
             plan: a plan made elsewhere; the planners are skipped.
             llm: plan with this LLM first (structured output), the rules when it fails.
         """
-        with self._lock:
-            if plan is None:
-                parsed = self._llm_parse(question, llm) if llm is not None and not history \
-                    else None
-                parsed = parsed or self.parse(question, history)
-                chosen = self._settled_by_maker(question, parsed.ambiguous)
-                if chosen:
-                    parsed = self.planner.parse(question, self._focus(history),
-                                                {k: v[0] for k, v in chosen.items()})
-                if parsed.missing:
-                    return self._not_found(parsed.missing)
-                if parsed.ambiguous:
-                    return self._ambiguous(parsed.ambiguous)
-                if parsed.plan is None:
-                    return ExactAnswer("retrieval_only", "", plan_text=parsed.reason)
-                plan = parsed.plan
-                answer = self.execute(plan)
-                settled = [f"of the works titled “{title}”, the one by {maker}"
-                           for title, (_, maker) in chosen.items()]
-                if settled and answer.status == "answered":
-                    answer = replace(answer, text=f"{answer.text} ({'; '.join(settled)})")
-                return answer
-            return self.execute(plan)
+        if plan is None:
+            parsed = self._llm_parse(question, llm) if llm is not None and not history \
+                else None
+            parsed = parsed or self.parse(question, history)
+            chosen = self._settled_by_maker(question, parsed.ambiguous)
+            if chosen:
+                parsed = self.planner.parse(question, self._focus(history),
+                                            {k: v[0] for k, v in chosen.items()})
+            if parsed.missing:
+                return self._not_found(parsed.missing)
+            if parsed.ambiguous:
+                return self._ambiguous(parsed.ambiguous)
+            if parsed.plan is None:
+                return ExactAnswer("retrieval_only", "", plan_text=parsed.reason)
+            plan = parsed.plan
+            answer = self.execute(plan)
+            settled = [f"of the works titled “{title}”, the one by {maker}"
+                       for title, (_, maker) in chosen.items()]
+            if settled and answer.status == "answered":
+                answer = replace(answer, text=f"{answer.text} ({'; '.join(settled)})")
+            return answer
+        return self.execute(plan)
 
     def execute(self, plan: ExactPlan) -> ExactAnswer:
         """Run a plan and render its answer."""

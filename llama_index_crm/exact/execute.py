@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -155,6 +156,14 @@ class ExactResult:
 Members = dict[int, list[TripleIds]]
 
 
+class _RunState(threading.local):
+    """Per thread: the notes and left-out count of the run in progress."""
+
+    def __init__(self) -> None:
+        self.notes: list[str] = []
+        self.left_out = 0
+
+
 class Executor:
     """Runs plans over one graph.
 
@@ -173,14 +182,32 @@ class Executor:
         self.walker = RelationWalker(self.engine)
         self.values = GraphValues(store, self.ontology)
         self._present: dict[str, bool] = {}
-        self._left_out = 0
-        self._notes: list[str] = []
+        self._run_state = _RunState()
+        """What one run collects (notes, members left out): each thread its own, so that
+        runs in several threads never mix their notes."""
+        self._type_lock = threading.Lock()
         self._holders: frozenset[str] | None = None
         self._materials: dict[int, str] | None = None
         self._type_words: dict[int, frozenset[str]] = {}
         self._type_labels: dict[int, tuple[str, ...]] = {}
         self._folded: dict[int, str] = {}
         self._has_type = self.lexicon.get("has-type")
+
+    @property
+    def _notes(self) -> list[str]:
+        return self._run_state.notes
+
+    @_notes.setter
+    def _notes(self, notes: list[str]) -> None:
+        self._run_state.notes = notes
+
+    @property
+    def _left_out(self) -> int:
+        return self._run_state.left_out
+
+    @_left_out.setter
+    def _left_out(self, count: int) -> None:
+        self._run_state.left_out = count
 
     # -- public ----------------------------------------------------------------------------
     def run(self, plan: ExactPlan) -> ExactResult:
@@ -426,6 +453,10 @@ class Executor:
 
     def _load_type_text(self, nodes: Iterable[int]) -> None:
         """:meth:`_type_text` of many nodes with one walk."""
+        with self._type_lock:  # a node in _type_words has its _type_labels too
+            self._load_type_text_locked(nodes)
+
+    def _load_type_text_locked(self, nodes: Iterable[int]) -> None:
         todo = np.asarray([n for n in nodes if n not in self._type_words], dtype=np.int64)
         if not len(todo):
             return
@@ -440,8 +471,8 @@ class Executor:
                 folded = fold_name(text)
                 words.add(folded)
                 words.update(folded.split())
-            self._type_words[node] = frozenset(words)
             self._type_labels[node] = tuple(fold_name(t) for t in texts if t)
+            self._type_words[node] = frozenset(words)
 
     def _filter(self, var: Variable, members: Members) -> Members:
         if not members:

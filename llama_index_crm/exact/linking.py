@@ -348,10 +348,11 @@ class NameIndex:
         if " " in key or len(key) < MIN_WORD_CHARS or key in STOP_WORDS:
             return []
         if self._words is None:  # made on the first lone word: most questions never need it
-            self._words = {}
+            words: dict[str, set[int]] = {}  # whole before it is seen (other threads read it)
             for name_key, pairs in self._keys.items():
                 for word in set(name_key.split()):
-                    self._words.setdefault(word, set()).update(r for r, _ in pairs)
+                    words.setdefault(word, set()).update(r for r, _ in pairs)
+            self._words = words
         found = self._candidates(((r, "word", SCORES["word"])
                                   for r in sorted(self._words.get(key, ()))), categories)
         if len({c.node for c in found}) <= RARE_WORD_NODES:

@@ -10,6 +10,7 @@ out those parts).
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -60,6 +61,8 @@ TERM_LINKS_CACHED = 256
 """Names whose :meth:`GraphData.term_links` look-ups are kept (one label scan each)."""
 
 G = TypeVar("G", bound="GraphData")
+_LOAD_LOCK = threading.Lock()
+"""Held while an embedding model loads on first use (a load, never a query, waits on it)."""
 
 class GraphData:
     """Documents, triples, vectors, BM25 and statistics of one CIDOC-CRM graph, loaded.
@@ -124,28 +127,34 @@ class GraphData:
     def embed_model(self) -> BaseEmbedding:
         """The embedding model the index was built with (loaded on first use)."""
         if self._embed_model is None:
-            name = self.manifest.get("embedding", {}).get("model_name")
-            default = name in (None, OFFLINE_MODEL_NAME)
-            try:
-                self._embed_model = load_embed_model(
-                    None if default else name, backend=self.embed_backend,
-                    threads=self.query_threads)
-            except (OSError, CrmError) as exc:
-                raise IndexFormatError(
-                    f"{self.folder} was built with the embedding model {name}, which cannot "
-                    f"be loaded here ({type(exc).__name__}: {str(exc)[:200]}). Make the model "
-                    "available (a local path or a cached download), or "
-                    f"{rebuild_hint(self.folder)} (default offline model)"
-                ) from exc
-            built_with = self.manifest.get("embedding", {}).get("model")
-            if built_with is not None and model_id(self._embed_model) != built_with:
-                loaded, self._embed_model = model_id(self._embed_model), None
-                raise IndexFormatError(
-                    f"{self.folder} was built with the embedding model {built_with}, but its "
-                    f"manifest's model name loads {loaded}: the manifest is inconsistent. "
-                    f"{rebuild_hint(self.folder)}"
-                )
+            with _LOAD_LOCK:  # threads asking at once load it once
+                return self._load_embed_model()
         return self._embed_model
+
+    def _load_embed_model(self) -> BaseEmbedding:
+        if self._embed_model is not None:
+            return self._embed_model
+        name = self.manifest.get("embedding", {}).get("model_name")
+        default = name in (None, OFFLINE_MODEL_NAME)
+        try:
+            model = load_embed_model(None if default else name, backend=self.embed_backend,
+                                     threads=self.query_threads)
+        except (OSError, CrmError) as exc:
+            raise IndexFormatError(
+                f"{self.folder} was built with the embedding model {name}, which cannot "
+                f"be loaded here ({type(exc).__name__}: {str(exc)[:200]}). Make the model "
+                "available (a local path or a cached download), or "
+                f"{rebuild_hint(self.folder)} (default offline model)"
+            ) from exc
+        built_with = self.manifest.get("embedding", {}).get("model")
+        if built_with is not None and model_id(model) != built_with:
+            raise IndexFormatError(
+                f"{self.folder} was built with the embedding model {built_with}, but its "
+                f"manifest's model name loads {model_id(model)}: the manifest is "
+                f"inconsistent. {rebuild_hint(self.folder)}"
+            )
+        self._embed_model = model  # whole and checked before another thread sees it
+        return model
 
     @property
     def embed_backend(self) -> str:

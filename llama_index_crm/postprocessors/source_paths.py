@@ -21,8 +21,9 @@ cited triples.
 
 from __future__ import annotations
 
-import weakref
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -49,6 +50,7 @@ from llama_index_crm.storage.triples import TripleStore
 __all__ = [
     "DEFAULT_MAX_HOPS",
     "PATHS_KEY",
+    "ScratchPool",
     "SourcePathPostprocessor",
     "cheapest_paths",
 ]
@@ -58,6 +60,9 @@ DEFAULT_MAX_HOPS = 4
 MAX_STEPS_PER_HOP = 500_000
 """Triples one hop may relax before the search stops widening (bounds a question's cost)."""
 PATHS_KEY = "fr_paths"
+MAX_IDLE_SCRATCH = 8
+"""Sets of work arrays a :class:`ScratchPool` keeps between searches (more are made when
+more searches run at once, and dropped after)."""
 """Metadata key of a source's paths (hidden from embeddings and the LLM)."""
 _CODE_NAME = "_"
 
@@ -73,6 +78,7 @@ def cheapest_paths(
     *,
     max_hops: int = DEFAULT_MAX_HOPS,
     max_degree: int = DEFAULT_MAX_INTERMEDIATE_DEGREE,
+    pool: ScratchPool | None = None,
 ) -> dict[int, tuple[int, list[Step]]]:
     """The cheapest paths of at most ``max_hops`` triples from ``start`` to the documents
     owning ``targets``, searched a hop at a time over the whole frontier (vectorised).
@@ -88,13 +94,26 @@ def cheapest_paths(
         targets: Term id → the index of the document it belongs to.
         max_hops: Longest path, in triples.
         max_degree: Nodes with more triples are reached but not walked through.
+        pool: Where the per-node work arrays come from (a set no other search is using);
+            None: arrays made for this search alone.
 
     Returns:
         Document index → ``(first node of the path, its triples in walking order)``; the
         path of a document reached at a start node is empty.
     """
     start = np.unique(np.asarray(start, dtype=np.int64))
-    scratch = _scratch(store)
+    if pool is None:
+        return _search(store, weights, start, targets, max_hops, max_degree,
+                       _Scratch(store.terms))
+    with pool.borrow() as scratch:
+        return _search(store, weights, start, targets, max_hops, max_degree, scratch)
+
+
+def _search(store: TripleStore, weights: PredicateWeights, start: np.ndarray,
+            targets: dict[int, int], max_hops: int, max_degree: int,
+            scratch: _Scratch) -> dict[int, tuple[int, list[Step]]]:
+    """:func:`cheapest_paths` on work arrays this search alone uses; they are left clean
+    (every cost infinite, every source -1), even when the search fails."""
     cost, src, pred, fwd = scratch.cost, scratch.src, scratch.pred, scratch.forward
     touched = [start]
     cost[start] = 0.0
@@ -146,7 +165,7 @@ def cheapest_paths(
 
 
 class _Scratch:
-    """Per-node arrays of a path search over one store, reused between searches."""
+    """Per-node arrays of one path search over a store (clean: costs infinite, no sources)."""
 
     def __init__(self, terms: int) -> None:
         self.cost = np.full(terms, np.inf)
@@ -155,14 +174,39 @@ class _Scratch:
         self.forward = np.zeros(terms, dtype=bool)
 
 
-_SCRATCH: weakref.WeakKeyDictionary[TripleStore, _Scratch] = weakref.WeakKeyDictionary()
+class ScratchPool:
+    """Clean work arrays for the path searches over one store, lent one set per search.
 
+    A search borrows a set no other search holds and gives it back clean, so searches in
+    several threads (a web server, ``aquery`` under ``asyncio.gather``) never share one.
+    At most :data:`MAX_IDLE_SCRATCH` sets are kept between searches: memory is bounded by
+    the number of searches running at once.
 
-def _scratch(store: TripleStore) -> _Scratch:
-    found = _SCRATCH.get(store)
-    if found is None:
-        found = _SCRATCH[store] = _Scratch(store.terms)
-    return found
+    Args:
+        terms: The store's number of terms (the length of each array).
+    """
+
+    def __init__(self, terms: int) -> None:
+        self.terms = terms
+        self._idle: list[_Scratch] = []
+        self._lock = threading.Lock()
+
+    @contextmanager
+    def borrow(self) -> Iterator[_Scratch]:
+        """A clean set of arrays, this caller's alone until the block ends."""
+        with self._lock:
+            scratch = self._idle.pop() if self._idle else None
+        if scratch is None:
+            scratch = _Scratch(self.terms)
+        yield scratch  # a search that fails part-way still cleans its arrays (_search)
+        with self._lock:
+            if len(self._idle) < MAX_IDLE_SCRATCH:
+                self._idle.append(scratch)
+
+    @property
+    def idle(self) -> int:
+        """Sets kept for the next searches."""
+        return len(self._idle)
 
 
 class SourcePathPostprocessor(GraphPostprocessor):
@@ -188,6 +232,7 @@ class SourcePathPostprocessor(GraphPostprocessor):
     _ontology: Ontology | None = PrivateAttr(default=None)
     _plan_provider: PlanProvider | None = PrivateAttr(default=None)
     _builder: TripleContextBuilder | None = PrivateAttr(default=None)
+    _pool: ScratchPool | None = PrivateAttr(default=None)
 
     def __init__(self, triple_store: TripleStore | None = None,
                  ontology: Ontology | None = None,
@@ -215,8 +260,17 @@ class SourcePathPostprocessor(GraphPostprocessor):
             raise ValueError("SourcePathPostprocessor needs a triple store: build it with "
                              "from_components(docstore.triples)")
         if self._builder is None:
-            self._builder = TripleContextBuilder(self._store, self._ontology)
+            builder = TripleContextBuilder(self._store, self._ontology)
+            self._pool = ScratchPool(builder.store.terms)
+            self._builder = builder
         return self._builder
+
+    def _scratch_pool(self) -> ScratchPool:
+        builder = self._get_builder()
+        pool = self._pool
+        if pool is None or pool.terms != builder.store.terms:
+            pool = self._pool = ScratchPool(builder.store.terms)
+        return pool
 
     def anchors(self, nodes: Sequence[NodeWithScore],
                 query_bundle: QueryBundle | None) -> list[int]:
@@ -267,6 +321,7 @@ class SourcePathPostprocessor(GraphPostprocessor):
         """Each node replaced by a copy whose ``metadata["fr_paths"]`` holds its paths."""
         builder = self._get_builder()
         store = builder.store
+        pool = self._scratch_pool()
         entities, names = selected_entities(store, nodes)
         targets: dict[int, int] = {}
         for i, ids in enumerate(entities):
@@ -276,7 +331,7 @@ class SourcePathPostprocessor(GraphPostprocessor):
         for anchor in self.anchors(nodes, query_bundle):
             reached = cheapest_paths(store, builder.weights, entities[anchor], targets,
                                      max_hops=self.max_hops,
-                                     max_degree=self.max_intermediate_degree)
+                                     max_degree=self.max_intermediate_degree, pool=pool)
             for doc, (first, steps) in reached.items():
                 found[doc].append((len(steps), self.render(first, steps, names)))
         out = []

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import posixpath
 import shutil
+import threading
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -41,6 +42,9 @@ from llama_index_crm.storage.documents import (
 )
 from llama_index_crm.storage.triple_writer import FORMAT_KEY
 from llama_index_crm.storage.triples import REBUILD_HINT, TripleStore
+
+_LOAD_LOCK = threading.RLock()
+"""Held while a triple archive loads on first use (a load, never a query, waits on it)."""
 
 DOCUMENTS_FILE = "documents.parquet"
 TRIPLES_FILE = "triples.parquet"
@@ -351,10 +355,12 @@ class CrmDocumentStore(BaseDocumentStore):
     def triples(self) -> TripleStore:
         """The graph's :class:`TripleStore`, loaded on first use."""
         if self._triples is None:
-            if self._triples_path is None:
-                self._triples = TripleStore.from_triples([])
-            else:
-                self._triples = TripleStore.load(self._triples_path, fs=self._fs)
+            with _LOAD_LOCK:  # threads asking at once load it once
+                if self._triples is None:
+                    if self._triples_path is None:
+                        self._triples = TripleStore.from_triples([])
+                    else:
+                        self._triples = TripleStore.load(self._triples_path, fs=self._fs)
         return self._triples
 
     def triples_of(self, uri: str) -> list[Triple]:
