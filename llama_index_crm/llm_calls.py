@@ -289,7 +289,8 @@ class LLMClient:
             "temperature": llm.temperature, "max_tokens": max_tokens, **extra}
         if "tools" not in body:
             body.pop("tool_choice", None)  # never a tool_choice without tools
-        deadline = time.monotonic() + self.limits.budget_s
+        started = time.monotonic()
+        deadline = started + self.limits.budget_s
         attempt = 0
         while True:
             self._check()
@@ -311,7 +312,7 @@ class LLMClient:
                 if status not in TRANSIENT:
                     raise self._trip(reason) from exc
             except openai.APITimeoutError as exc:
-                reason = f"no reply within {min(self.limits.timeout_s, left):.0f} s"
+                reason = f"no reply within {time.monotonic() - started:.0f} s"
                 error: Exception = exc
             except openai.APIConnectionError as exc:
                 reason = f"cannot connect: {_cause(exc)}"
