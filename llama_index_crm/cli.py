@@ -28,6 +28,7 @@ from llama_index_crm.build.folder import (
 from llama_index_crm.build.memory import process_peak
 from llama_index_crm.encoders import ALIASES, BACKENDS
 from llama_index_crm.errors import CrmError
+from llama_index_crm.llm_calls import DEFAULT_BUDGET_S
 from llama_index_crm.query.memory import DEFAULT_HISTORY_TOKENS
 from llama_index_crm.sources import open_source
 from llama_index_crm.sources.credentials import split_user_password
@@ -35,6 +36,17 @@ from llama_index_crm.sources.endpoint_http import parse_header
 
 SHOWN_REJECTIONS = 10
 """Rejected statements listed in the build summary (all are in ``rejected.nt``)."""
+
+
+def _seconds(text: str) -> float:
+    """A positive number of seconds (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, not {text!r}")
+    return value
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -170,11 +182,27 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 def _pipeline(args: argparse.Namespace) -> Any:
     from llama_index_crm.index import CrmGraphIndex
+    from llama_index_crm.llm_calls import LLMLimits
     from llama_index_crm.llms import make_llm
     from llama_index_crm.query.engine import CrmQueryPipeline
 
+    limits = LLMLimits.within(args.llm_timeout)
     index = CrmGraphIndex.load(args.index)
-    return CrmQueryPipeline(index, llm=make_llm(args.llm), prompts=args.prompts)
+    return CrmQueryPipeline(index, llm=make_llm(args.llm, timeout=limits.timeout_s),
+                            prompts=args.prompts, llm_limits=limits)
+
+
+class _Notices:
+    """Prints each notice of the answers once, on stderr (an LLM down: one line)."""
+
+    def __init__(self) -> None:
+        self.shown: set[str] = set()
+
+    def __call__(self, answer: Any) -> None:
+        for notice in answer.notices:
+            if notice not in self.shown:
+                self.shown.add(notice)
+                print(f"crm-rag: {notice}", file=sys.stderr, flush=True)
 
 
 def _print_answer(answer: Any, show_context: bool, explain: bool = False) -> None:
@@ -225,16 +253,24 @@ def cmd_update(args: argparse.Namespace) -> int:
 
 def cmd_query(args: argparse.Namespace) -> int:
     """``crm-rag query --index DIR --questions Q.jsonl --out R.jsonl``."""
-    pipeline = _pipeline(args)
     questions = [json.loads(line) for line in Path(args.questions).read_text().splitlines()
                  if line.strip()]
+    blank = [str(q.get("id", i + 1)) for i, q in enumerate(questions)
+             if not str(q.get("question") or "").strip()]
+    if blank:
+        print(f"crm-rag: error: {args.questions}: empty question (id {', '.join(blank)}); "
+              "nothing was answered", file=sys.stderr)
+        return 2
+    pipeline = _pipeline(args)
     histories: dict[str, list[tuple[str, str]]] = {}
+    notices = _Notices()
     out_path = Path(args.out)
     tmp = out_path.with_suffix(out_path.suffix + ".tmp")
     with tmp.open("w", encoding="utf-8") as out:
         for q in questions:
             history = histories.get(q["turn_of"], []) if q.get("turn_of") else []
             answer = pipeline.run(q["question"], history)
+            notices(answer)
             histories[q["id"]] = [*history, (q["question"], answer.answer)]
             out.write(json.dumps({
                 "id": q["id"], "retrieved": answer.retrieved(), "context": answer.context,
@@ -248,7 +284,13 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 def cmd_ask(args: argparse.Namespace) -> int:
     """``crm-rag ask --index DIR "question"`` (``--json``: answer and sources as JSON)."""
-    answer = _pipeline(args).run(" ".join(args.question))
+    question = " ".join(args.question).strip()
+    if not question:
+        print("crm-rag: error: the question is empty: ask something, e.g. "
+              "crm-rag ask --index DIR \"Who made …?\"", file=sys.stderr)
+        return 2
+    answer = _pipeline(args).run(question)
+    _Notices()(answer)
     if args.json:
         data = answer.to_dict()
         if args.context:
@@ -264,7 +306,8 @@ def cmd_chat(args: argparse.Namespace) -> int:
     from llama_index_crm.query.chat import CrmChatEngine
     from llama_index_crm.query.console import ChatConsole
 
-    return ChatConsole(CrmChatEngine(_pipeline(args), args.history_tokens)).run()
+    return ChatConsole(CrmChatEngine(_pipeline(args), args.history_tokens),
+                       notices=_Notices()).run()
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -399,6 +442,10 @@ def make_parser() -> argparse.ArgumentParser:
         p.add_argument("--llm", default=None,
                        help="openai:MODEL, openai:MODEL@URL (OpenAI-compatible) or "
                             "ollama:MODEL; default: answer from documents and triples")
+        p.add_argument("--llm-timeout", type=_seconds, default=DEFAULT_BUDGET_S, metavar="S",
+                       help="seconds an LLM call may take, retries included (default "
+                            f"{DEFAULT_BUDGET_S:g}); an LLM that is down, slower or without "
+                            "credentials is said in one line and answered without")
         p.add_argument("--context", action="store_true", help="also print the context")
         p.add_argument("--explain", action="store_true",
                        help="also print the exact plan as an FR path and as SPARQL")
@@ -465,6 +512,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # the handler filters too: bm25s sets its own logger to DEBUG when it is imported
     for handler in logging.getLogger().handlers:
         handler.setLevel(logging.INFO if args.verbose else logging.WARNING)
+    if not args.verbose:  # an LLM that is down is said once, by the notice line
+        logging.getLogger("llama_index_crm.llm_calls").setLevel(logging.ERROR)
     if args.command == "build" and not args.sources and not args.endpoint:
         parser.error("give RDF files or --endpoint URL")
     if args.command == "update" and not (args.sources or args.endpoint or args.add

@@ -50,3 +50,8 @@ class WorkerError(CrmError):
 
 class IndexFormatError(CrmError):
     """A persisted folder is missing, corrupt, or was written by another version or model."""
+
+
+class LLMUnavailable(CrmError):
+    """The LLM could not be used: unreachable, too slow, or without credentials. Answers
+    are then made without it (the exact answer, or the one built from the documents)."""

@@ -9,13 +9,19 @@ import os
 from llama_index.core.llms import LLM
 
 from llama_index_crm.errors import CrmError
+from llama_index_crm.llm_calls import DEFAULT_BUDGET_S
 
 
-def make_llm(spec: str | None) -> LLM | None:
+def make_llm(spec: str | None, timeout: float = DEFAULT_BUDGET_S) -> LLM | None:
     """The LLM a spec names, or None for "no LLM" (``None``, ``""`` or ``none``).
+
+    A missing ``OPENAI_API_KEY`` is not an error here: the pipeline answers without the
+    LLM and says so (:class:`~llama_index_crm.llm_calls.LLMClient`).
 
     Args:
         spec: ``provider:model[@base_url]`` with provider ``openai`` or ``ollama``.
+        timeout: seconds a request may take; the client's own retries are off (the
+            pipeline's calls retry within their budget).
     """
     if not spec or spec.lower() == "none":
         return None
@@ -27,7 +33,7 @@ def make_llm(spec: str | None) -> LLM | None:
         from llama_index.llms.openai import OpenAI
         from llama_index.llms.openai.utils import ALL_AVAILABLE_MODELS
 
-        kwargs: dict[str, object] = {"model": model}
+        kwargs: dict[str, object] = {"model": model, "timeout": timeout, "max_retries": 0}
         base = base or os.environ.get("OPENAI_BASE_URL", "")
         if base:
             kwargs["api_base"] = base
@@ -44,5 +50,5 @@ def make_llm(spec: str | None) -> LLM | None:
         except ImportError as exc:
             raise CrmError("Ollama support needs: pip install 'llama-index-crm[ollama]'") from exc
         return Ollama(model=model, base_url=base or "http://localhost:11434",
-                      request_timeout=120.0)
+                      request_timeout=timeout)
     raise CrmError(f"Unknown LLM provider {provider!r} in {spec!r}: use openai or ollama.")

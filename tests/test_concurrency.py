@@ -45,7 +45,7 @@ GROWTH_MB = 400
 """Most the child's resident memory may grow between the serial and the concurrent runs."""
 CAP_MB = 4096
 """The child is killed above this (a search that loops grows by gigabytes)."""
-DEADLINE_S = 420.0
+DEADLINE_S = 900.0
 
 
 def _mb_of(pid: int, field: str = "VmRSS") -> float:

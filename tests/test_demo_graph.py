@@ -16,7 +16,8 @@ DATA = ROOT / "examples" / "data"
 TTL = DATA / "troodos.ttl"
 FACTS = DATA / "troodos_facts.toml"
 SCRIPT = ROOT / "scripts" / "make_demo_graph.py"
-ONTOLOGY = Path("/work/shared/datasets/ontology")
+ONTOLOGY = ROOT.parent / "shared" / "datasets" / "ontology"
+"""The CRM and VIR ontologies, in ``../shared`` beside the repository."""
 
 CRM = "http://www.cidoc-crm.org/cidoc-crm/"
 VIR = "http://w3id.org/vir#"
@@ -153,7 +154,7 @@ def test_terms_exist_in_the_ontologies() -> None:
     crm_rdf = ONTOLOGY / "CIDOC_CRM_v7.1.3.rdf"
     vir_ttl = ONTOLOGY / "vir.ttl"
     if not (crm_rdf.exists() and vir_ttl.exists()):
-        pytest.skip("ontology files not available")
+        pytest.skip("../shared/datasets/ontology (CIDOC_CRM_v7.1.3.rdf, vir.ttl) not present")
     text = TTL.read_text(encoding="utf-8")
     crm_terms = set(re.findall(r'rdf:about="([^"]+)"', crm_rdf.read_text(encoding="utf-8")))
     used_crm = set(re.findall(r"\bcrm:([A-Za-z0-9_.-]*[A-Za-z0-9_-])", text))

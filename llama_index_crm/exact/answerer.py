@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 from llama_index.core.llms import LLM
 
+from llama_index_crm.errors import LLMUnavailable
 from llama_index_crm.exact.absence import AbsenceCheck, EmptyCheck, Proof
 from llama_index_crm.exact.execute import TITLE_RELATION, ExactResult, Executor
 from llama_index_crm.exact.language import Lexicon, Lexicons
@@ -41,6 +42,7 @@ from llama_index_crm.exact.render import describe_plan, evidence_lines, render
 from llama_index_crm.exact.similar import RelationSimilarity
 from llama_index_crm.exact.sparql import plan_sparql
 from llama_index_crm.exact.understanding import Understanding, covered, institution_words
+from llama_index_crm.llm_calls import LLMClient
 from llama_index_crm.storage.names import fold_name
 
 if TYPE_CHECKING:
@@ -165,7 +167,8 @@ class ExactAnswerer:
         return self.planner.parse(question, self._focus(history))
 
     def answer(self, question: str, history: Sequence[tuple[str, str]] = (),
-               plan: ExactPlan | None = None, llm: LLM | None = None) -> ExactAnswer:
+               plan: ExactPlan | None = None,
+               llm: LLM | LLMClient | None = None) -> ExactAnswer:
         """Answer ``question`` (``history``: earlier (question, answer) turns).
 
         Args:
@@ -212,7 +215,7 @@ class ExactAnswerer:
             self._institution = institution_words(labels)
         return self._institution
 
-    def _read(self, asked: str, history: Sequence[tuple[str, str]], llm: LLM | None,
+    def _read(self, asked: str, history: Sequence[tuple[str, str]], llm: LLM | LLMClient | None,
               language: str, cover: str | None = None) -> ExactAnswer:
         """One reading of the question: planned, checked for coverage (of ``cover``, the
         question as asked, when the reading left words out), executed, and its absences
@@ -449,10 +452,12 @@ class ExactAnswerer:
                 chosen[fold_name(unresolved.text)] = (work, self.executor.label(maker))
         return chosen
 
-    def _llm_parse(self, question: str, llm: LLM) -> Parsed | None:
+    def _llm_parse(self, question: str, llm: LLM | LLMClient) -> Parsed | None:
         """The LLM planner's reading, or None (and a warning) when it fails."""
         try:
             parsed = LLMPlanner(llm, self.names, self.lexicon).parse(question)
+        except LLMUnavailable:  # said once, by the client; the rules plan
+            return None
         except Exception as exc:  # noqa: BLE001 - any LLM failure: the rules plan instead
             logger.warning("LLM planner failed (%s: %s); the rules plan %r",
                            type(exc).__name__, str(exc)[:200], question)
@@ -518,10 +523,14 @@ class ExactAnswerer:
                 found += [self._as_anchor(n) for n in members]
         found += plan.anchors
         result = self.executor.run(plan)
-        if plan.operation not in {"value", "describe"} and 0 < len(result.items) <= MAX_FOCUS:
+        if 0 < len(result.items) <= MAX_FOCUS:  # "the church at Lagoudera": the church
             found += [self._as_anchor(it.node) for it in result.items]
-        # what the turn was about leads; a pronoun of a kind ("he") picks among them
-        return list(dict.fromkeys(found))
+        # what the turn was about leads; a pronoun of a kind ("he", "who made it": a work)
+        # picks among them
+        first: dict[str, Anchor] = {}
+        for anchor in found:
+            first.setdefault(anchor.node, anchor)
+        return list(first.values())
 
     def _as_anchor(self, node: int) -> Anchor:
         label = self.executor.label(node)

@@ -13,14 +13,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
+from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.bridge.pydantic import BaseModel, Field
 from llama_index.core.llms import LLM
-from llama_index.core.prompts import PromptTemplate
 
 from llama_index_crm.errors import CrmError
 from llama_index_crm.exact.parse import Missing, Parsed, Unresolved, link_name
 from llama_index_crm.exact.plan import OPERATIONS, Anchor, ExactPlan, Link, ValueFilter, Variable
 from llama_index_crm.exact.relations import RelationLexicon
+from llama_index_crm.llm_calls import (
+    PLAN_MAX_TOKENS,
+    LLMClient,
+    StructuredOutputError,
+    fill_prompt,
+)
 from llama_index_crm.ontology import CATEGORIES
 
 if TYPE_CHECKING:
@@ -85,12 +91,12 @@ list, count, superlative (rank by order_by, keep limit), group (count per group_
 describe (the main facts of a named node).
 Examples:
 - "How many works did Valentine Green make in the 1780s?" -> operation count, variables
-  [{{category Thing, noun works, links [{{relation created-by, name "Valentine Green"}}],
-  years [1780, 1789], date_relation creation-date}}]
-- "Who painted Battersea Reach?" -> operation list, variables [{{category Actor, noun who,
-  links [{{relation created-by, name "Battersea Reach", inverse true}}]}}]
-- "When was William Groombridge born?" -> operation value, variables [{{name
-  "William Groombridge"}}], attributes [birth-date]
+  [{category Thing, noun works, links [{relation created-by, name "Valentine Green"}],
+  years [1780, 1789], date_relation creation-date}]
+- "Who painted Battersea Reach?" -> operation list, variables [{category Actor, noun who,
+  links [{relation created-by, name "Battersea Reach", inverse true}]}]
+- "When was William Groombridge born?" -> operation value, variables [{name
+  "William Groombridge"}], attributes [birth-date]
 
 Question: {question}
 """
@@ -100,18 +106,21 @@ class LLMPlanner:
     """Plans questions with an LLM, validated and linked like the rules' plans.
 
     Args:
-        llm: the LLM (structured output through ``llm.structured_predict``).
+        llm: the LLM, or a client of it (structured output in a form the server accepts,
+            bounded tokens and time: :class:`~llama_index_crm.llm_calls.LLMClient`).
         names: the graph's name index.
         lexicon: the relations.
-        prompt: the planner prompt (``{relations}`` and ``{question}`` are filled).
+        prompt: the planner prompt: ``{relations}`` and ``{question}`` are filled, every
+            other brace is sent as written (single braces).
     """
 
-    def __init__(self, llm: LLM, names: NameIndex, lexicon: RelationLexicon,
+    def __init__(self, llm: LLM | LLMClient, names: NameIndex, lexicon: RelationLexicon,
                  prompt: str = PLANNER_PROMPT) -> None:
-        self.llm = llm
+        self.client = llm if isinstance(llm, LLMClient) else LLMClient(llm)
+        self.llm = self.client.llm
         self.names = names
         self.lexicon = lexicon
-        self.prompt = PromptTemplate(prompt)
+        self.prompt = prompt
 
     def relations_text(self) -> str:
         """The relation list the prompt shows."""
@@ -123,11 +132,15 @@ class LLMPlanner:
 
         Raises:
             PlanError: the LLM's answer is not a valid plan (the caller falls back).
+            LLMUnavailable: the LLM cannot be reached, timed out, or has no credentials.
         """
-        spec = self.llm.structured_predict(PlanSpec, self.prompt, question=question,
-                                           relations=self.relations_text())
-        if not isinstance(spec, PlanSpec):
-            raise PlanError(f"expected a PlanSpec, got {type(spec).__name__}")
+        text = fill_prompt(self.prompt, question=question, relations=self.relations_text())
+        try:
+            spec = self.client.structured(
+                PlanSpec, [ChatMessage(role=MessageRole.USER, content=text)],
+                max_tokens=PLAN_MAX_TOKENS)
+        except StructuredOutputError as exc:
+            raise PlanError(str(exc)) from exc
         return self.to_plan(question, spec)
 
     def to_plan(self, question: str, spec: PlanSpec) -> Parsed:

@@ -533,7 +533,8 @@ class RulePlanner:
                 or elements[i + 1].word not in self.nouns)
             if points_back:
                 chosen = [a for a in focus if _prefers(prefers or "", a.category)] or list(focus)
-                anchor = chosen[0]
+                kinds = self._pronoun_kinds(elements, i)  # "who made it": a work
+                anchor = ([a for a in chosen if a.category in kinds] or chosen)[0]
                 candidate = Candidate(anchor.node, anchor.label, anchor.category, 1.0,
                                       "previous turn")
                 out.append(_El("mention", [word], anchor.label,
@@ -543,6 +544,19 @@ class RulePlanner:
             else:
                 out.append(el)
         return out
+
+    def _pronoun_kinds(self, elements: Sequence[_El], index: int) -> set[str]:
+        """Categories the relations the question names need where its pronoun stands:
+        the domain ("who made it": a Thing), the range after the relation's preposition
+        ("which churches are in it": a Place)."""
+        before = elements[index - 1].word if index else ""
+        kinds: set[str] = set()
+        for j, el in enumerate(elements):
+            if j != index and el.kind == "word":
+                for relation in self.lexicon.by_word(el.word):
+                    kinds.add(relation.range if before in relation.prepositions
+                              else relation.domain)
+        return kinds
 
     def skip(self, span: Sequence[str]) -> bool:
         """Phrases that are question vocabulary, not names (but a title of four words or

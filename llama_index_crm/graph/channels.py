@@ -7,12 +7,17 @@ lexical one passes bm25s a ``weight_mask`` for the query.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Mapping, Sequence
 
 import bm25s
 import numpy as np
 from llama_index.retrievers.bm25 import BM25Retriever
+
+logging.getLogger("bm25s").setLevel(logging.NOTSET)
+# bm25s sets its logger to DEBUG when imported: its debug lines reached any handler the
+# application had ("DEBUG:bm25s:Building index from IDs objects" in the demo's output)
 
 RRF_K = 60
 """The k of reciprocal rank fusion: score = Σ weight / (k + rank)."""

@@ -9,6 +9,7 @@ questions.
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,6 +27,10 @@ from llama_index.retrievers.bm25 import BM25Retriever
 
 from llama_index_crm.storage import TripleStore
 from llama_index_crm.storage.statistics import GraphStatistics
+
+logging.getLogger("bm25s").setLevel(logging.NOTSET)
+# bm25s sets its logger to DEBUG when imported: its debug lines reached any handler the
+# application had ("DEBUG:bm25s:Building index from IDs objects" in the demo's output)
 
 DOC_IDS = "doc_ids.json"
 VECTORS = "vectors.npy"

@@ -7,8 +7,8 @@ commands:
   the context and the triples it cites;
 * ``/context``: the last answer's context;
 * ``/reset``: forget the conversation;
-* ``/help``: the commands; ``/quit`` (or ``quit``, ``exit``, an empty line, end of input)
-  ends the conversation.
+* ``/help``: the commands; ``/quit`` (or ``quit``, ``exit``, end of input) ends the
+  conversation. An empty line is ignored.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from llama_index_crm.rdf import local_name
 
 __all__ = ["HELP", "QUIT", "ChatConsole"]
 
-QUIT = frozenset({"", "/quit", "quit", "exit", ":q"})
+QUIT = frozenset({"/quit", "quit", "exit", ":q", "/exit"})
 """Lines that end the conversation."""
 HELP = ("Commands: /sources (the last answer's sources, paths and triples), /context (its "
         "context), /reset (forget the conversation), /quit.")
@@ -42,13 +42,18 @@ class ChatConsole:
         engine: the chat engine.
         out: where to print.
         sources: sources listed under each answer (0: none).
+        notices: called with each answer, to show its notices (default: printed under
+            it, each once).
     """
 
     def __init__(self, engine: CrmChatEngine, out: TextIO | None = None,
-                 sources: int = SHOWN_SOURCES) -> None:
+                 sources: int = SHOWN_SOURCES,
+                 notices: Callable[[CrmAnswer], None] | None = None) -> None:
         self.engine = engine
         self.out = out or sys.stdout
         self.sources = sources
+        self._shown: set[str] = set()
+        self.notices = notices or self._say_notices
         self._commands: dict[str, Callable[[], None]] = {
             "/sources": self.show_sources, "/context": self.show_context,
             "/reset": self.reset, "/help": lambda: self.say(HELP),
@@ -66,6 +71,12 @@ class ChatConsole:
         if self.engine.last is None:
             self.say("No answer yet: ask a question first.")
         return self.engine.last
+
+    def _say_notices(self, answer: CrmAnswer) -> None:
+        for notice in answer.notices:
+            if notice not in self._shown:
+                self._shown.add(notice)
+                self.say(f"({notice})")
 
     def show_answer(self, answer: CrmAnswer) -> None:
         """The answer, its count, and the first sources as ``score  label  <IRI>``."""
@@ -109,6 +120,8 @@ class ChatConsole:
     def handle(self, line: str) -> bool:
         """Answer a question or run a command; False when the conversation ends."""
         text = line.strip()
+        if not text:  # a stray Enter
+            return True
         if text.lower() in QUIT:
             return False
         command = self._commands.get(text.lower())
@@ -126,12 +139,13 @@ class ChatConsole:
                 self.say(f"error: {type(exc).__name__}: {exc}\n")
                 return True
             if self.engine.last is not None:
+                self.notices(self.engine.last)
                 self.show_answer(self.engine.last)
         return True
 
     def run(self, lines: Iterable[str] | None = None) -> int:
-        """Converse until ``/quit``, an empty line or the end of ``lines`` (default: the
-        standard input; a piped question is echoed before its answer)."""
+        """Converse until ``/quit`` or the end of ``lines`` (default: the standard input; a
+        piped question is echoed before its answer); empty lines are skipped."""
         interactive = lines is None and sys.stdin.isatty()
         if interactive:
             self.say(f"Ask about the collection. {HELP}")
@@ -142,7 +156,7 @@ class ChatConsole:
                                                                      else "")
             except (EOFError, StopIteration):
                 break
-            if not interactive:
+            if not interactive and line.strip():
                 self.say(f"> {line.strip()}")
             if not self.handle(line):
                 break

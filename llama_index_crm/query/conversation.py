@@ -218,6 +218,29 @@ def _has_pronoun(words: Sequence[str]) -> bool:
     return False
 
 
+_POINTING = frozenset({"it", "he", "him", "she", "they", "them"})
+"""Pronouns that stand for something named before (not possessives: "its own tower")."""
+
+
+def dangling_pronoun(question: str) -> str | None:
+    """The pronoun ``question`` points back with, when it names nothing itself ("Who made
+    it?" → ``it``); None for a question that names what it asks about.
+
+    >>> dangling_pronoun("Who made it?"), dangling_pronoun("Who made 'Return to Tilbury'?")
+    ('it', None)
+    """
+    if quoted_titles(question) or name_spans(question):
+        return None
+    words = _words(clip(question))
+    for i, word in enumerate(words):
+        if word in _POINTING:
+            return word
+        if word == "that" and i and i == len(words) - 1 and \
+                words[i - 1] in _THAT_DEMONSTRATIVE_AFTER:
+            return word
+    return None
+
+
 def is_follow_up(question: str) -> bool:
     """Whether ``question`` needs the conversation to be understood.
 

@@ -14,6 +14,7 @@ context an LLM receives, so that an LLM never has to count. When it cannot
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -25,13 +26,16 @@ from llama_index.core.llms import LLM
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 
+from llama_index_crm.errors import LLMUnavailable
 from llama_index_crm.exact.answerer import ExactAnswer, ExactAnswerer, answerer_for
+from llama_index_crm.llm_calls import ANSWER_MAX_TOKENS, LLMClient, LLMLimits
 from llama_index_crm.postprocessors.factory import graph_postprocessors
 from llama_index_crm.postprocessors.source_paths import PATHS_KEY, SourcePathPostprocessor
 from llama_index_crm.query.analysis import QueryAnalyzer, RuleBasedAnalyzer
 from llama_index_crm.query.answer import EntityInfo, TermLinks, structured_answer
+from llama_index_crm.query.conversation import dangling_pronoun
 from llama_index_crm.query.llm_context import context_sections
-from llama_index_crm.query.plan import QueryPlan
+from llama_index_crm.query.plan import QueryPlan, require_question
 from llama_index_crm.query.prompts import Prompts, PromptSet
 from llama_index_crm.retrievers.conversation import (
     ConversationRetriever,
@@ -47,6 +51,8 @@ logger = logging.getLogger(__name__)
 
 RETRIEVAL_NOTE = "(No exact plan for this question; from the retrieved documents:)"
 """Leads a ``retrieval_only`` answer: it quotes documents, it was not computed."""
+ASK_BACK = "a pronoun with nothing earlier in the conversation to point to"
+"""The plan text of the answer that asks what a pronoun stands for."""
 
 
 @dataclass(slots=True)
@@ -66,6 +72,8 @@ class CrmAnswer:
             ``retrieval_only`` (no exact plan: the answer comes from retrieval).
         exact: the exact answer: its plan (as an FR path and as SPARQL), members,
             evidence and candidates.
+        notices: what the user should know about how it was answered, one line each
+            (the LLM was unavailable and the answer was made without it).
     """
 
     question: str
@@ -78,12 +86,15 @@ class CrmAnswer:
     latency_s: float = 0.0
     status: str = "retrieval_only"
     exact: ExactAnswer | None = None
+    notices: list[str] = field(default_factory=list)
 
     def retrieved(self) -> list[dict[str, Any]]:
-        """``[{uri, label, score}]`` of the context documents, in rank order."""
+        """``[{uri, label, score}]`` of the context documents, best score first (equal
+        scores in context order)."""
+        ranked = sorted(self.nodes, key=lambda n: -float(n.score or 0.0))
         return [{"uri": n.node.metadata.get("uri", n.node.node_id),
                  "label": n.node.metadata.get("label", ""),
-                 "score": round(float(n.score or 0.0), 6)} for n in self.nodes]
+                 "score": round(float(n.score or 0.0), 6)} for n in ranked]
 
     @property
     def source_paths(self) -> dict[str, list[str]]:
@@ -96,7 +107,8 @@ class CrmAnswer:
                 list(n.node.metadata.get(PATHS_KEY, ())) for n in self.nodes}
 
     def source_records(self) -> list[dict[str, Any]]:
-        """Each context document as ``{uri, label, score, paths, triples}``, in rank order."""
+        """Each context document as ``{uri, label, score, paths, triples}``, best score
+        first."""
         paths = self.source_paths
         return [{**item, "paths": paths.get(item["uri"], []),
                  "triples": [list(t) for t in self.sources.get(item["uri"], [])]}
@@ -118,7 +130,8 @@ class CrmAnswer:
                     if exact.understanding is not None else [],
                     "why_retrieval": exact.plan_text.split("\n")[0]
                     if exact.status == "retrieval_only" else ""},
-                "sources": self.source_records(), "latency_s": round(self.latency_s, 4)}
+                "sources": self.source_records(), "notices": list(self.notices),
+                "latency_s": round(self.latency_s, 4)}
 
 
 class CrmQueryPipeline:
@@ -135,23 +148,30 @@ class CrmQueryPipeline:
         prompts: the LLM's prompts: a :class:`PromptSet` or a TOML file overriding
             ``config/prompts/default.toml`` (default: that file).
         exact: run the exact-answer layer first (default); False gives retrieval only.
+        llm_limits: time and retries of each LLM call (default: at most 10 s a call); an
+            LLM that is unreachable, too slow or without credentials is answered without,
+            and said so in :attr:`CrmAnswer.notices`.
     """
 
     def __init__(
         self,
         index: GraphData,
         analyzer: QueryAnalyzer | None = None,
-        llm: LLM | None = None,
+        llm: LLM | LLMClient | None = None,
         pool_kwargs: dict[str, Any] | None = None,
         coherent_kwargs: dict[str, Any] | None = None,
         context_kwargs: dict[str, Any] | None = None,
         prompts: Prompts = None,
         exact: bool = True,
+        llm_limits: LLMLimits | None = None,
     ) -> None:
         self.index = index
         self.use_exact = exact
         self.analyzer = analyzer or RuleBasedAnalyzer.for_index(index)
-        self.llm = llm
+        self.llm_client = llm if isinstance(llm, LLMClient) else \
+            None if llm is None else LLMClient(llm, llm_limits)
+        """Every LLM call of the pipeline: accepted forms, bounded tokens and time."""
+        self.llm: LLM | None = None if self.llm_client is None else self.llm_client.llm
         self.retriever = CandidatePoolRetriever(index, self.analyzer.plan_for,
                                                 **(pool_kwargs or {}))
         coherent, context = graph_postprocessors(index, self.analyzer.plan_for,
@@ -236,8 +256,12 @@ class CrmQueryPipeline:
             found, _, _ = structured_answer(plan, nodes, links, describe,
                                             term_links=term_links)
             answer, count = f"{RETRIEVAL_NOTE} {found}", None
-        if self.llm is not None:
-            answer = self.llm_answer(plan, nodes, question, history, exact.context_block())
+        if self.llm_client is not None and self.llm_client.unavailable() is None and \
+                exact.plan_text != ASK_BACK:
+            # unavailable: said once by the client; the answer stands without it
+            with contextlib.suppress(LLMUnavailable):
+                answer = self.llm_answer(plan, nodes, question, history,
+                                         exact.context_block())
         return answer, count
 
     def llm_messages(self, plan: QueryPlan, nodes: Sequence[NodeWithScore], question: str,
@@ -259,11 +283,15 @@ class CrmQueryPipeline:
 
     def llm_answer(self, plan: QueryPlan, nodes: Sequence[NodeWithScore], question: str,
                    history: Sequence[tuple[str, str]] | None = None, exact: str = "") -> str:
-        """The LLM's answer from :meth:`llm_messages` (the pipeline must have an LLM)."""
-        if self.llm is None:
+        """The LLM's answer from :meth:`llm_messages` (the pipeline must have an LLM).
+
+        Raises:
+            LLMUnavailable: the LLM cannot be reached, timed out, or has no credentials.
+        """
+        if self.llm_client is None:
             raise ValueError("this pipeline has no LLM: answers come from structured_answer")
-        reply = self.llm.chat(self.llm_messages(plan, nodes, question, history, exact))
-        return str(reply.message.content or "").strip()
+        return self.llm_client.chat(self.llm_messages(plan, nodes, question, history, exact),
+                                    max_tokens=ANSWER_MAX_TOKENS)
 
     def describe(self, uri: str) -> EntityInfo | None:
         """Label, category, text and types of the document an entity's facts are in."""
@@ -287,14 +315,28 @@ class CrmQueryPipeline:
         """The exact answer of ``question``, or ``retrieval_only`` when none is possible."""
         if not self.use_exact:
             return ExactAnswer("retrieval_only", "", plan_text="exact answers switched off")
+        client = self.llm_client
+        llm = client if client is not None and client.unavailable() is None else None
         try:
-            return self.answerer.answer(question, history or (), llm=self.llm)
+            found = self.answerer.answer(question, history or (), llm=llm)
         except Exception:  # noqa: BLE001 - retrieval still answers; the log has the cause
             logger.exception("the exact-answer layer failed on %r; retrieval answers", question)
             return ExactAnswer("retrieval_only", "", plan_text="exact layer error (see log)")
+        pronoun = dangling_pronoun(question) if not history else None
+        if found.status == "retrieval_only" and pronoun:
+            # "who made it?" first in a conversation: any document would be a guess
+            return ExactAnswer("ambiguous", f"What does “{pronoun}” refer to? Nothing was "
+                               "asked before in this conversation: name it, e.g. “Who made "
+                               "the church at Asinou?”", plan_text=ASK_BACK)
+        return found
 
     def run(self, question: str, history: Sequence[tuple[str, str]] | None = None) -> CrmAnswer:
-        """Answer ``question`` (``history``: previous (question, answer) turns)."""
+        """Answer ``question`` (``history``: previous (question, answer) turns).
+
+        Raises:
+            ValueError: an empty or blank question.
+        """
+        require_question(question)
         started = time.perf_counter()
         exact = self.exact_answer(question, history)
         plan = self.plan(question, history)
@@ -307,5 +349,7 @@ class CrmQueryPipeline:
             str(n.node.metadata.get("uri", n.node.node_id)):
             [(str(t[0]), str(t[1]), str(t[2])) for t in n.node.metadata.get("triples", ())]
             for n in nodes}
+        notice = self.llm_client.notice() if self.llm_client is not None else None
         return CrmAnswer(question, plan, nodes, context, answer, count, sources,
-                         time.perf_counter() - started, exact.status, exact)
+                         time.perf_counter() - started, exact.status, exact,
+                         [notice] if notice else [])

@@ -6,8 +6,11 @@ import logging
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Literal
 
+from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from pydantic import BaseModel, Field
 
+from llama_index_crm.errors import LLMUnavailable
+from llama_index_crm.llm_calls import PLAN_MAX_TOKENS, LLMClient, fill_prompt
 from llama_index_crm.ontology.ontology import CATEGORIES
 from llama_index_crm.query.analysis import DEFAULT_CACHE_SIZE, QueryAnalyzer, RuleBasedAnalyzer
 from llama_index_crm.query.conversation import (
@@ -74,13 +77,14 @@ fall in, or null. anchors: titles and names copied verbatim from the question.
 class LLMAnalyzer(QueryAnalyzer):
     """Structured-output analysis by an LLM, with the rules as fallback.
 
-    The LLM fills a :class:`PlanOutput` through ``llm.structured_predict`` (function calling
-    where the model supports it, a JSON completion parsed by pydantic otherwise). When the
-    call raises, the output does not parse, or it names an unknown category, the fallback
-    analyses the question instead and the reason is logged.
+    The LLM fills a :class:`PlanOutput` through :class:`~llama_index_crm.llm_calls.LLMClient`
+    (a forced function call, a JSON response format or a JSON completion, whichever the
+    server accepts; bounded tokens and time). When the call raises, the output does not
+    parse, or it names an unknown category, the fallback analyses the question instead and
+    the reason is logged (an unreachable LLM once, by the client).
 
     Args:
-        llm: any LlamaIndex LLM (``Settings`` is never read).
+        llm: any LlamaIndex LLM (``Settings`` is never read), or a client of one.
         fallback: the analyzer used when the LLM fails (rules by default).
         prompt: the prompt text, with ``{history}`` and ``{question}``.
         top_k: documents per query type, overriding :data:`~.plan.TOP_K` entries.
@@ -89,27 +93,28 @@ class LLMAnalyzer(QueryAnalyzer):
 
     name = "llm"
 
-    def __init__(self, llm: LLM, fallback: QueryAnalyzer | None = None, *,
+    def __init__(self, llm: LLM | LLMClient, fallback: QueryAnalyzer | None = None, *,
                  prompt: str = LLM_PROMPT, top_k: Mapping[str, int] | None = None,
                  cache_size: int = DEFAULT_CACHE_SIZE) -> None:
         super().__init__(top_k=top_k, cache_size=cache_size)
-        from llama_index.core.prompts import PromptTemplate
-
-        self.llm = llm
+        self.client = llm if isinstance(llm, LLMClient) else LLMClient(llm)
+        self.llm = self.client.llm
         self.fallback = fallback if fallback is not None else RuleBasedAnalyzer(
             top_k=top_k, cache_size=0)
-        self._prompt = PromptTemplate(prompt)
+        self._prompt = prompt
 
     def _analyze(self, question: str, query: str, history: tuple[Turn, ...]) -> QueryPlan:
         if not any(c.isalnum() for c in question):
             return self.fallback.analyze(question, history)
         try:
-            output = self.llm.structured_predict(
-                PlanOutput, self._prompt, question=clip(question),
-                history=_format_history(history))
-            if not isinstance(output, PlanOutput):
-                raise TypeError(f"expected PlanOutput, got {type(output).__name__}")
+            text = fill_prompt(self._prompt, question=clip(question),
+                               history=_format_history(history))
+            output = self.client.structured(
+                PlanOutput, [ChatMessage(role=MessageRole.USER, content=text)],
+                max_tokens=PLAN_MAX_TOKENS)
             return self._plan(output, question, query, history)
+        except LLMUnavailable:  # said once, by the client
+            return self.fallback.analyze(question, history)
         except Exception as error:  # noqa: BLE001 - any LLM failure falls back
             logger.warning("LLM query analysis failed (%s: %s); falling back to %s rules",
                            type(error).__name__, str(error)[:200], self.fallback.name)

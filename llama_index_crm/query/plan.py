@@ -18,6 +18,20 @@ TOP_K: dict[str, int] = {"specific": 10, "enumeration": 20, "aggregation": 25}
 """Documents in the final context per query type."""
 
 
+def require_question(question: object) -> str:
+    """``question`` when it has something to ask.
+
+    Raises:
+        ValueError: not a string, or empty or blank (an answer to nothing would be a
+            random document).
+    """
+    if not isinstance(question, str):
+        raise ValueError(f"a question must be text, not {type(question).__name__}")
+    if not question.strip():
+        raise ValueError("the question is empty: ask something, e.g. \"Who made …?\"")
+    return question
+
+
 @dataclass(frozen=True, slots=True)
 class QueryPlan:
     """The analysis of one question.

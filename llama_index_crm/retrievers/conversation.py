@@ -30,7 +30,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from llama_index_crm.events import emit
 from llama_index_crm.graph.channels import name_tokens
-from llama_index_crm.query.plan import QueryPlan
+from llama_index_crm.query.plan import QueryPlan, require_question
 from llama_index_crm.retrievers.pool import CandidatePoolRetriever
 
 if TYPE_CHECKING:
@@ -149,7 +149,7 @@ class ConversationRetriever(BaseRetriever):
         return [bundle if text == bundle.query_str else QueryBundle(text) for text, _ in passes]
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        plan = self.plan_for(query_bundle.query_str)
+        plan = self.plan_for(require_question(query_bundle.query_str))
         passes = self.passes(plan)
         results = [self.pool.pool(b, p) for b, (_, p) in
                    zip(self._bundles(query_bundle, passes), passes, strict=True)]
@@ -157,7 +157,7 @@ class ConversationRetriever(BaseRetriever):
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         """The passes run concurrently, each off the event loop (:meth:`apool`)."""
-        plan = await asyncio.to_thread(self.plan_for, query_bundle.query_str)
+        plan = await asyncio.to_thread(self.plan_for, require_question(query_bundle.query_str))
         passes = await asyncio.to_thread(self.passes, plan)
         results = await asyncio.gather(*(
             self.pool.apool(b, p)

@@ -1,0 +1,429 @@
+"""LLM calls that real servers accept, bounded in time, and an LLM that fails said once.
+
+:class:`LLMClient` wraps a LlamaIndex LLM for the package's two kinds of call:
+
+* :meth:`LLMClient.chat`: the answer written from a context;
+* :meth:`LLMClient.structured`: a pydantic object (the exact planner's :class:`PlanSpec`,
+  the analyzer's :class:`PlanOutput`).
+
+Every call carries ``max_tokens`` (a small model otherwise writes until its context is
+full) and a timeout. For OpenAI-compatible servers (``openai:MODEL``, ``openai:MODEL@URL``:
+OpenAI, vLLM, llama.cpp's server, Ollama's ``/v1``) the request is made here, with the
+``openai`` client, in one of these structured-output forms, first to last:
+
+1. ``tools``: one function whose parameters are the schema, and ``tool_choice`` naming it
+   (OpenAI, vLLM, llama.cpp and Ollama accept a forced function; ``"required"`` is never
+   sent, and never without ``tools``);
+2. ``json_object``: ``response_format={"type": "json_object", "schema": …}`` (llama.cpp
+   constrains the reply to the schema; others to JSON), the schema also in the prompt;
+3. ``json_schema``: ``response_format={"type": "json_schema", "json_schema": …}``;
+4. ``text``: the schema in the prompt, the first JSON object of the reply parsed.
+
+A server that rejects a form (HTTP 400, 422, 500, 501) gets the next one; the form that
+worked is kept for the next calls. A reply that is not the structure raises
+:class:`StructuredOutputError` (the caller falls back to the rules).
+
+An LLM that cannot be reached, times out or refuses the credentials raises
+:class:`~llama_index_crm.errors.LLMUnavailable` after at most ``budget_s`` seconds (default
+10, retries included), logs one warning, and is not called again for ``cooldown_s``
+seconds: the next questions are answered without it at once. Other LLMs (Ollama's own
+client, ``MockLLM``, yours) are called through ``llm.chat``, the structure parsed from the
+reply, with the same failure handling.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import re
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from llama_index.core.base.llms.types import ChatMessage, MessageRole
+from llama_index.core.llms import LLM
+from pydantic import BaseModel, ValidationError
+
+from llama_index_crm.errors import CrmError, LLMUnavailable
+
+__all__ = [
+    "ANSWER_MAX_TOKENS",
+    "fill_prompt",
+    "DEFAULT_BUDGET_S",
+    "MODES",
+    "PLAN_MAX_TOKENS",
+    "LLMClient",
+    "LLMLimits",
+    "StructuredOutputError",
+]
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_TIMEOUT_S = 8.0
+"""Seconds one request may take."""
+DEFAULT_BUDGET_S = 10.0
+"""Seconds one call may take, its retries included."""
+DEFAULT_RETRIES = 1
+"""Further attempts after a connection failure, a timeout, HTTP 429 or 502-504."""
+DEFAULT_COOLDOWN_S = 60.0
+"""Seconds an LLM that failed is not called again."""
+RETRY_PAUSE_S = 0.5
+PLAN_MAX_TOKENS = 768
+"""Tokens of a structured plan."""
+ANSWER_MAX_TOKENS = 768
+"""Tokens of a written answer."""
+MODES = ("tools", "json_object", "json_schema", "text")
+"""Structured-output forms, in the order they are tried."""
+REJECTED = frozenset({400, 422, 500, 501})
+"""Statuses with which a server refuses a request's form (the next form is tried)."""
+TRANSIENT = frozenset({408, 429, 502, 503, 504})
+"""Statuses worth another attempt within the budget."""
+
+Model = TypeVar("Model", bound=BaseModel)
+
+
+class StructuredOutputError(CrmError):
+    """The LLM answered, but not with the structure asked for."""
+
+
+@dataclass(frozen=True)
+class LLMLimits:
+    """Time and retries of LLM calls.
+
+    Attributes:
+        timeout_s: seconds one request may take.
+        budget_s: seconds one call may take, its retries included.
+        retries: further attempts after a connection failure or a timeout.
+        cooldown_s: seconds an LLM that failed is left alone.
+    """
+
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    budget_s: float = DEFAULT_BUDGET_S
+    retries: int = DEFAULT_RETRIES
+    cooldown_s: float = DEFAULT_COOLDOWN_S
+
+    @classmethod
+    def within(cls, seconds: float) -> LLMLimits:
+        """Limits whose calls take at most ``seconds``, retries included."""
+        if not seconds > 0:
+            raise ValueError(f"an LLM time limit must be positive, not {seconds}")
+        return cls(timeout_s=min(DEFAULT_TIMEOUT_S, seconds), budget_s=seconds)
+
+
+def _is_openai(llm: Any) -> bool:
+    try:
+        from llama_index.llms.openai import OpenAI
+    except ImportError:  # pragma: no cover - a dependency of the package
+        return False
+    return isinstance(llm, OpenAI)
+
+
+def _first_json(text: str) -> Any:
+    """The first JSON object in ``text`` (a reply may wrap it in words or a code fence)."""
+    decoder = json.JSONDecoder()
+    for match in re.finditer(r"\{", text):
+        try:
+            return decoder.raw_decode(text[match.start():])[0]
+        except ValueError:
+            continue
+    raise StructuredOutputError(f"no JSON object in the reply {text[:200]!r}")
+
+
+def fill_prompt(template: str, **values: str) -> str:
+    """``template`` with each ``{name}`` of ``values`` replaced, in one pass; every other
+    brace is left as written (prompts show JSON with single braces: nothing is escaped)."""
+    if not values:
+        return template
+    pattern = re.compile(r"\{(" + "|".join(map(re.escape, values)) + r")\}")
+    return pattern.sub(lambda m: str(values[m.group(1)]), template)
+
+
+def schema_of(output_cls: type[BaseModel]) -> dict[str, Any]:
+    """The JSON schema of a pydantic class, as sent to servers."""
+    return output_cls.model_json_schema()
+
+
+def schema_instruction(output_cls: type[BaseModel]) -> str:
+    """The prompt's last paragraph: answer with one JSON object of this schema."""
+    return ("Answer with one JSON object, nothing else, that follows this JSON schema:\n"
+            + json.dumps(schema_of(output_cls), ensure_ascii=False))
+
+
+class LLMClient:
+    """Bounded, accepted LLM calls, and the LLM's availability (see the module).
+
+    Thread-safe: one client serves every question of a pipeline.
+
+    Args:
+        llm: the LlamaIndex LLM.
+        limits: time and retries (default: at most 10 s a call).
+        mode: a structured-output form of :data:`MODES`, or ``auto`` (try them in order).
+    """
+
+    def __init__(self, llm: LLM, limits: LLMLimits | None = None, mode: str = "auto") -> None:
+        if mode != "auto" and mode not in MODES:
+            raise ValueError(f"unknown structured-output mode {mode!r}: auto or one of "
+                             f"{', '.join(MODES)}")
+        self.llm = llm
+        self.limits = limits or LLMLimits()
+        self._lock = threading.Lock()
+        self._mode: str | None = None if mode == "auto" else mode
+        self._fixed = mode != "auto"
+        self._down_until = 0.0
+        self._reason = ""
+        self._openai = _is_openai(llm)
+        self._client: Any = None
+        if self._openai and not (getattr(llm, "api_key", None)):
+            self._down_until, self._reason = math.inf, "no API key: set OPENAI_API_KEY"
+
+    @classmethod
+    def of(cls, llm: LLM | LLMClient | None) -> LLMClient | None:
+        """``llm`` as a client (itself when it is one already)."""
+        if llm is None or isinstance(llm, LLMClient):
+            return llm
+        return cls(llm)
+
+    # -- availability ----------------------------------------------------------------------
+    @property
+    def where(self) -> str:
+        """The LLM as a user named it: model and server."""
+        model = getattr(self.llm, "model", None) or self.llm.metadata.model_name
+        base = getattr(self.llm, "api_base", None) if self._openai else \
+            getattr(self.llm, "base_url", None)
+        return f"{model} at {base}" if base else str(model)
+
+    def unavailable(self) -> str | None:
+        """Why the LLM is not being called now (None: it is)."""
+        with self._lock:
+            if time.monotonic() < self._down_until:
+                return self._reason
+        return None
+
+    def notice(self) -> str | None:
+        """The one line to show while the LLM is unavailable."""
+        reason = self.unavailable()
+        return None if reason is None else \
+            f"LLM {self.where} unavailable ({reason}): answered without it"
+
+    def _trip(self, reason: str) -> LLMUnavailable:
+        with self._lock:
+            first = time.monotonic() >= self._down_until
+            self._down_until = time.monotonic() + self.limits.cooldown_s
+            self._reason = reason
+        if first:
+            logger.warning("LLM %s unavailable (%s): answering without it for %.0f s",
+                           self.where, reason, self.limits.cooldown_s)
+        return LLMUnavailable(f"LLM {self.where} unavailable: {reason}")
+
+    def _check(self) -> None:
+        reason = self.unavailable()
+        if reason is not None:
+            raise LLMUnavailable(f"LLM {self.where} unavailable: {reason}")
+
+    # -- calls -----------------------------------------------------------------------------
+    def chat(self, messages: Sequence[ChatMessage], *, max_tokens: int = ANSWER_MAX_TOKENS) -> str:
+        """The LLM's reply to ``messages``.
+
+        Raises:
+            LLMUnavailable: unreachable, too slow, or no credentials.
+        """
+        self._check()
+        if self._openai:
+            reply = self._openai_call(messages, max_tokens, {})
+            return str(reply.choices[0].message.content or "").strip()
+        return str(self._generic_chat(messages, max_tokens)).strip()
+
+    def structured(self, output_cls: type[Model], messages: Sequence[ChatMessage], *,
+                   max_tokens: int = PLAN_MAX_TOKENS) -> Model:
+        """An ``output_cls`` the LLM fills from ``messages``.
+
+        Raises:
+            LLMUnavailable: unreachable, too slow, or no credentials.
+            StructuredOutputError: the reply is not an ``output_cls`` (or every form was
+                rejected).
+        """
+        self._check()
+        prompted = _with_schema(messages, output_cls)
+        if not self._openai:
+            return _parse(output_cls, self._generic_chat(prompted, max_tokens))
+        modes = [self._mode] if self._mode else list(MODES)
+        rejected: list[str] = []
+        for mode in modes:
+            assert mode is not None
+            try:
+                reply = self._openai_call(prompted if mode != "tools" else messages,
+                                          max_tokens, _mode_kwargs(mode, output_cls))
+            except _Rejected as exc:
+                rejected.append(f"{mode}: HTTP {exc.status} {exc.detail[:120]}")
+                continue
+            if not self._fixed:
+                self._mode = mode  # this server takes this form: ask it so from now on
+            return _parse(output_cls, _reply_json(reply))
+        raise StructuredOutputError("the server rejected every structured-output form ("
+                                    + "; ".join(rejected) + ")")
+
+    # -- transport -------------------------------------------------------------------------
+    def _openai_client(self) -> Any:
+        if self._client is None:
+            import openai
+
+            llm: Any = self.llm
+            self._client = openai.OpenAI(
+                api_key=llm.api_key, base_url=llm.api_base or None,
+                default_headers=llm.default_headers, max_retries=0,
+                timeout=self.limits.timeout_s)
+        return self._client
+
+    def _openai_call(self, messages: Sequence[ChatMessage], max_tokens: int,
+                     extra: dict[str, Any]) -> Any:
+        import openai
+        from llama_index.llms.openai.utils import to_openai_message_dicts
+
+        llm: Any = self.llm
+        body: dict[str, Any] = {
+            **(llm.additional_kwargs or {}), "model": llm.model,
+            "messages": to_openai_message_dicts(list(messages)),
+            "temperature": llm.temperature, "max_tokens": max_tokens, **extra}
+        if "tools" not in body:
+            body.pop("tool_choice", None)  # never a tool_choice without tools
+        started = time.monotonic()
+        deadline = started + self.limits.budget_s
+        attempt = 0
+        while True:
+            self._check()
+            left = deadline - time.monotonic()
+            try:
+                client = self._openai_client().with_options(
+                    timeout=max(0.1, min(self.limits.timeout_s, left)), max_retries=0)
+                return client.chat.completions.create(**body)
+            except openai.APIStatusError as exc:
+                status = exc.status_code
+                if status in (401, 403):
+                    raise self._trip(f"HTTP {status}: the credentials were refused") from exc
+                if status == 404:
+                    raise self._trip(f"HTTP 404: no such model or URL ({_detail(exc)})") \
+                        from exc
+                if status in REJECTED:
+                    raise _Rejected(status, _detail(exc)) from exc
+                reason = f"HTTP {status}: {_detail(exc)}"
+                if status not in TRANSIENT:
+                    raise self._trip(reason) from exc
+            except openai.APITimeoutError as exc:
+                reason = f"no reply within {time.monotonic() - started:.0f} s"
+                error: Exception = exc
+            except openai.APIConnectionError as exc:
+                reason = f"cannot connect: {_cause(exc)}"
+                error = exc
+            except openai.OpenAIError as exc:  # no API key, a bad base URL
+                raise self._trip(str(exc).split(". ")[0]) from exc
+            else:  # pragma: no cover - returned above
+                raise AssertionError
+            attempt += 1
+            if attempt > self.limits.retries or \
+                    deadline - time.monotonic() < RETRY_PAUSE_S + 0.5:
+                raise self._trip(reason) from error
+            time.sleep(RETRY_PAUSE_S)
+
+    def _generic_chat(self, messages: Sequence[ChatMessage], max_tokens: int) -> str:
+        """``llm.chat`` for LLMs of other providers (their own timeouts apply)."""
+        try:
+            reply = self.llm.chat(list(messages))
+        except (ConnectionError, TimeoutError) as exc:
+            raise self._trip(f"{type(exc).__name__}: {exc}") from exc
+        except Exception as exc:
+            if _looks_unreachable(exc):
+                raise self._trip(f"{type(exc).__name__}: {str(exc)[:160]}") from exc
+            raise
+        return str(reply.message.content or "")
+
+
+class _Rejected(Exception):
+    def __init__(self, status: int, detail: str) -> None:
+        super().__init__(f"HTTP {status}: {detail}")
+        self.status, self.detail = status, detail
+
+
+def _detail(exc: Any) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        message = body.get("message") or body.get("error") or body
+        if isinstance(message, dict):
+            message = message.get("message", message)
+        return str(message)[:200]
+    return str(getattr(exc, "message", exc))[:200]
+
+
+def _cause(exc: BaseException) -> str:
+    inner = exc.__cause__ or exc.__context__
+    while inner is not None and (inner.__cause__ or inner.__context__) is not None:
+        inner = inner.__cause__ or inner.__context__
+    text = str(inner or exc) or type(inner or exc).__name__
+    return text[:160]
+
+
+def _looks_unreachable(exc: Exception) -> bool:
+    """httpx/requests connection errors and timeouts of other providers' clients."""
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    return bool(names & {"ConnectError", "ConnectTimeout", "ReadTimeout", "TimeoutException",
+                         "ConnectionError", "NetworkError", "APIConnectionError",
+                         "APITimeoutError"})
+
+
+def _with_schema(messages: Sequence[ChatMessage],
+                 output_cls: type[BaseModel]) -> list[ChatMessage]:
+    """The messages, the last one ending with :func:`schema_instruction` (single braces:
+    it is never formatted again)."""
+    out = list(messages)
+    last = out[-1] if out else ChatMessage(role=MessageRole.USER, content="")
+    text = f"{last.content or ''}\n\n{schema_instruction(output_cls)}"
+    return [*out[:-1], ChatMessage(role=last.role, content=text)]
+
+
+def _tool_name(output_cls: type[BaseModel]) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]", "_", output_cls.__name__)[:64]
+
+
+def _mode_kwargs(mode: str, output_cls: type[BaseModel]) -> dict[str, Any]:
+    schema = schema_of(output_cls)
+    name = _tool_name(output_cls)
+    if mode == "tools":
+        description = (output_cls.__doc__ or name).strip().splitlines()[0]
+        return {"tools": [{"type": "function", "function": {
+                    "name": name, "description": description, "parameters": schema}}],
+                "tool_choice": {"type": "function", "function": {"name": name}}}
+    if mode == "json_object":
+        return {"response_format": {"type": "json_object", "schema": schema}}
+    if mode == "json_schema":
+        return {"response_format": {"type": "json_schema", "json_schema": {
+            "name": name, "schema": schema, "strict": False}}}
+    return {}
+
+
+def _reply_json(reply: Any) -> Any:
+    """The structure in a chat completion: the forced tool call's arguments, else the
+    first JSON object of the text (a server that ignored the form)."""
+    message = reply.choices[0].message
+    for call in getattr(message, "tool_calls", None) or ():
+        arguments = getattr(getattr(call, "function", None), "arguments", None)
+        if isinstance(arguments, str) and arguments:
+            try:
+                return json.loads(arguments)
+            except ValueError as exc:
+                raise StructuredOutputError(f"the tool call's arguments are not JSON: "
+                                            f"{arguments[:200]!r}") from exc
+        if arguments:
+            return arguments
+    return _first_json(str(message.content or ""))
+
+
+def _parse(output_cls: type[Model], found: Any) -> Model:
+    if isinstance(found, str):
+        found = _first_json(found)
+    try:
+        return output_cls.model_validate(found)
+    except ValidationError as exc:
+        raise StructuredOutputError(
+            f"the reply is not a {output_cls.__name__}: {str(exc).splitlines()[0]}") from exc
