@@ -225,8 +225,9 @@ def environment(repo: Path) -> dict[str, str]:
 def run_tests(repo: Path, tests: Sequence[str], timeout: float) -> dict[str, Any]:
     """``pytest -x -q`` on ``tests`` inside ``repo``: return code, seconds, last line."""
     started = time.perf_counter()
+    # file order (no pytest-randomly shuffle): the first failing test is the same every run
     command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
-               *tests]
+               "-p", "no:randomly", *tests]
     try:
         proc = subprocess.run(command, cwd=repo, env=environment(repo), capture_output=True,
                               text=True, timeout=timeout)

@@ -37,6 +37,16 @@ DEMO_GRAPH = DEMO
 DEMO_GRAPH_IRI = "https://example.org/troodos/graph"
 """The named graph the demo is loaded into on Virtuoso."""
 
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int,
+                            config: pytest.Config) -> None:
+    """The random order's seed (``pytest-randomly``) at the end, where ``-q`` still shows
+    it: ``-p randomly --randomly-seed=N`` runs the same order again (``tests/README.md``)."""
+    if config.pluginmanager.hasplugin("randomly") and config.getoption("randomly_seed", None):
+        terminalreporter.write_line(
+            f"random order: replay with -p randomly --randomly-seed="
+            f"{config.getoption('randomly_seed')}")
+
+
 requires_shared = pytest.mark.skipif(
     not (SHARED / "datasets").is_dir(), reason=f"{SHARED}/datasets not present"
 )

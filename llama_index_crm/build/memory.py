@@ -105,7 +105,7 @@ class TreePeak:
         return now
 
     def _run(self) -> None:
-        since_scan = self.rescan
+        since_scan = 0.0  # start() has just looked them up
         while not self._stop.is_set():
             if self._proc and since_scan >= self.rescan:
                 self._children = descendants(self._pid)
@@ -115,8 +115,14 @@ class TreePeak:
             since_scan += self.every
 
     def start(self) -> TreePeak:
-        """Start sampling in a daemon thread (again after :meth:`stop`); returns ``self``."""
+        """Start sampling in a daemon thread (again after :meth:`stop`); returns ``self``.
+
+        The descendants are looked up here first, so that a :meth:`sample` taken as soon as
+        this returns counts the whole tree, however late the thread gets to run.
+        """
         if self._thread is None or not self._thread.is_alive():
+            if self._proc:
+                self._children = descendants(self._pid)
             self._stop.clear()
             self._thread = threading.Thread(target=self._run, name="tree-peak", daemon=True)
             self._thread.start()

@@ -30,6 +30,7 @@ from __future__ import annotations
 import functools
 import logging
 import multiprocessing
+import socket
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -61,15 +62,29 @@ class SourceServer:
     be read from several threads. Use as a context manager, or :meth:`start` /
     :meth:`close`.
 
+    Each serving thread owns its connection: it alone closes it, under the server's lock.
+    :meth:`close` only shuts the sockets down (which wakes a thread blocked in ``recv``)
+    and waits for the threads, so that a connection is never closed twice, nor while its
+    thread reads it, whichever side hangs up first; and it may be called again, or from
+    several threads at once.
+
     Args:
         source: the graph the workers read (its store stays in this process).
     """
 
+    JOIN_SECONDS = 30.0
+    """How long :meth:`close` waits for a thread still answering a call (it is a daemon)."""
+
     def __init__(self, source: GraphSource) -> None:
         self.source = source
         self._listener: Listener | None = None
+        self._lock = threading.Lock()
+        """Guards the fields below: threads, live connections, the closed flag, counters."""
+        self._closing = threading.Lock()
+        """Held by :meth:`close` throughout, so that a second caller waits for the first."""
+        self._closed = False
         self._threads: list[threading.Thread] = []
-        self._connections: list[Connection] = []
+        self._connections: set[Connection] = set()
         self.requests = 0
         """Calls answered so far (all workers)."""
         self.busy_seconds = 0.0
@@ -77,69 +92,111 @@ class SourceServer:
 
     def start(self) -> SourceServer:
         """Listen on a fresh local socket; returns ``self``."""
-        if self._listener is None:
-            self._listener = Listener(authkey=bytes(multiprocessing.current_process().authkey))
-            accept = threading.Thread(target=self._accept, name="source-server", daemon=True)
-            accept.start()
-            self._threads.append(accept)
+        with self._lock:
+            if self._closed:
+                raise SourceError(f"the server of {self.source.describe()} is closed")
+            if self._listener is None:
+                self._listener = Listener(
+                    authkey=bytes(multiprocessing.current_process().authkey))
+                accept = threading.Thread(target=self._accept, args=(self._listener,),
+                                          name="source-server", daemon=True)
+                self._threads.append(accept)
+                accept.start()
         return self
 
     def recipe(self) -> Callable[[], ServedSource]:
         """A picklable recipe that connects a worker to this server."""
         if self._listener is None:
             self.start()
-        assert self._listener is not None
+        listener = self._listener
+        assert listener is not None
         return functools.partial(
-            ServedSource, self._listener.address, self.source.describe(),
+            ServedSource, listener.address, self.source.describe(),
             callable(getattr(self.source, "select", None)),
             getattr(self.source, "fr_closures", "inline"))
 
-    def _accept(self) -> None:
-        listener = self._listener
-        while listener is not None:
+    def _accept(self, listener: Listener) -> None:
+        while True:
             try:
                 conn = listener.accept()
-            except (OSError, EOFError, multiprocessing.AuthenticationError):
-                return  # closed (or a stranger knocked): no more workers
-            self._connections.append(conn)
-            worker = threading.Thread(target=self._serve, args=(conn,), daemon=True,
-                                      name="source-server-worker")
-            worker.start()
-            self._threads.append(worker)
+            except (OSError, EOFError, multiprocessing.AuthenticationError) as exc:
+                with self._lock:
+                    if self._closed:
+                        return  # woken by close()
+                if isinstance(exc, (EOFError, ConnectionError,
+                                    multiprocessing.AuthenticationError)):
+                    continue  # a stranger knocked, or a caller hung up at once
+                logger.warning("The source server stops accepting workers: %r", exc)
+                return
+            with self._lock:
+                if self._closed:
+                    conn.close()
+                    return
+                self._connections.add(conn)
+                worker = threading.Thread(target=self._serve, args=(conn,), daemon=True,
+                                          name="source-server-worker")
+                self._threads.append(worker)
+                worker.start()
 
     def _serve(self, conn: Connection) -> None:
-        with conn:
-            while True:
-                try:
-                    call, args, kwargs = conn.recv()
-                except (EOFError, OSError):
-                    return
-                started = time.perf_counter()
-                try:
-                    if call not in _CALLS:
-                        raise SourceError(f"unknown source call {call!r}")
-                    answer: tuple[str, Any] = ("ok", getattr(self.source, call)(*args, **kwargs))
-                except CrmError as exc:
-                    answer = ("error", exc)
-                except Exception as exc:  # noqa: BLE001 - said in the worker, not lost here
-                    answer = ("error", SourceError(f"{self.source.describe()}: {exc!r}"))
+        try:
+            self._answer(conn)
+        finally:
+            with self._lock:  # the only place the connection is closed
+                self._connections.discard(conn)
+                conn.close()
+
+    def _answer(self, conn: Connection) -> None:
+        while True:
+            try:
+                call, args, kwargs = conn.recv()
+            except (EOFError, OSError):
+                return  # the worker hung up, or close() shut the socket down
+            started = time.perf_counter()
+            try:
+                if call not in _CALLS:
+                    raise SourceError(f"unknown source call {call!r}")
+                answer: tuple[str, Any] = ("ok", getattr(self.source, call)(*args, **kwargs))
+            except CrmError as exc:
+                answer = ("error", exc)
+            except Exception as exc:  # noqa: BLE001 - said in the worker, not lost here
+                answer = ("error", SourceError(f"{self.source.describe()}: {exc!r}"))
+            with self._lock:
                 self.requests += 1
                 self.busy_seconds += time.perf_counter() - started
-                try:
-                    conn.send(answer)
-                except (OSError, EOFError):
-                    return
+            try:
+                conn.send(answer)
+            except (OSError, EOFError):
+                return
 
     def close(self) -> None:
-        """Stop listening and hang up on every worker."""
-        listener, self._listener = self._listener, None
-        if listener is not None:
-            listener.close()
-            logger.info("Served %d source calls to the build workers in %.1f s",
-                        self.requests, self.busy_seconds)
-        for conn in self._connections:
-            conn.close()
-        self._connections.clear()
+        """Stop listening and hang up on every worker; waits for the serving threads.
+
+        Idempotent and thread-safe; never raises because a worker hung up first.
+        """
+        with self._closing:
+            with self._lock:
+                if self._closed:
+                    return
+                self._closed = True
+                listener = self._listener
+                for conn in self._connections:  # open: their threads close them under _lock
+                    _shut_down(conn.fileno())
+                threads = list(self._threads)
+            if listener is not None:
+                _knock(listener.address)  # wakes accept(), which closing the socket does not
+            deadline = time.monotonic() + self.JOIN_SECONDS
+            for thread in threads:
+                thread.join(max(0.0, deadline - time.monotonic()))
+            lingering = [t.name for t in threads if t.is_alive()]
+            if lingering:
+                logger.warning("Source server threads still running after %.0f s: %s",
+                               self.JOIN_SECONDS, lingering)
+            if listener is not None:
+                if threads and not threads[0].is_alive():
+                    listener.close()  # accept() returned: nobody else uses it
+                logger.info("Served %d source calls to the build workers in %.1f s",
+                            self.requests, self.busy_seconds)
 
     def __enter__(self) -> SourceServer:
         return self.start()
@@ -147,6 +204,27 @@ class SourceServer:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.close()
+
+
+def _shut_down(fd: int) -> None:
+    """Shut a connected socket down for both directions, leaving ``fd`` open: a thread
+    blocked reading it wakes with end-of-file, a thread writing it gets ``EPIPE``."""
+    try:
+        with socket.fromfd(fd, socket.AF_UNIX, socket.SOCK_STREAM) as dup:
+            dup.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass  # the peer already hung up (ENOTCONN): nothing to wake
+
+
+def _knock(address: Any) -> None:
+    """Connect to a listener and hang up at once, so that its blocked ``accept()`` returns
+    (closing a socket does not wake a thread blocked on it). The handshake fails there."""
+    family = socket.AF_UNIX if isinstance(address, str) else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as knock:
+            knock.connect(address)
+    except OSError:
+        pass  # no longer listening: nothing to wake
 
 
 class ServedSource:

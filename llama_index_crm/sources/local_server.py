@@ -15,6 +15,7 @@ or queried; only the standard library is imported.
 from __future__ import annotations
 
 import gzip
+import os
 import re
 import shutil
 import socket
@@ -42,6 +43,8 @@ PROBE_QUERY = "ASK { }"
 KB_PER_MB = 1024
 """``/proc/<pid>/status`` counts kB."""
 
+_TCP_LISTEN = "0A"
+"""The state of a listening socket in ``/proc/net/tcp``."""
 _VM_HWM = re.compile(r"^VmHWM:\s+(\d+) kB", re.MULTILINE)
 
 
@@ -57,6 +60,42 @@ def free_port(host: str = HOST) -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind((host, 0))
         return int(sock.getsockname()[1])
+
+
+def system_ports() -> bool:
+    """Whether a server may be told to listen on port 0 (the system picks a free one, with no
+    window for another process to take it) and its port read back (:func:`listening_port`):
+    where ``/proc`` lists the sockets (Linux)."""
+    return Path("/proc/self/net/tcp").is_file() and Path("/proc/self/fd").is_dir()
+
+
+def listening_port(pid: int) -> int | None:
+    """The TCP port the process ``pid`` listens on, from ``/proc`` (Linux).
+
+    Args:
+        pid: A running process.
+
+    Returns:
+        The port of its listening IPv4 socket, or ``None`` while it has none (or when the
+        process is gone).
+    """
+    try:
+        inodes = set()
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            try:
+                target = os.readlink(f"/proc/{pid}/fd/{fd}")
+            except OSError:
+                continue  # closed meanwhile
+            if target.startswith("socket:["):
+                inodes.add(target[len("socket:["):-1])
+        table = Path(f"/proc/{pid}/net/tcp").read_text().splitlines()[1:]
+    except OSError:
+        return None
+    for line in table:
+        fields = line.split()
+        if len(fields) > 9 and fields[3] == _TCP_LISTEN and fields[9] in inodes:
+            return int(fields[1].rsplit(":", 1)[1], 16)
+    return None
 
 
 def answers(url: str, timeout_s: float = PROBE_TIMEOUT_S) -> bool:
@@ -216,9 +255,15 @@ class LocalServer:
         with self.log_path.open("wb") as log:
             self._process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
                                              start_new_session=True, cwd=self.workdir)
-        self._url = url
         try:
             deadline = time.monotonic() + self.startup_timeout_s
+            if urllib.parse.urlsplit(url).port == 0:  # the system picks: read it back
+                while (port := listening_port(self._process.pid)) is None:
+                    if self._process.poll() is not None or time.monotonic() > deadline:
+                        raise RuntimeError(f"{self.name} did not start; see {self.log_path}")
+                    time.sleep(POLL_INTERVAL_S)
+                url = url.replace(f"{HOST}:0/", f"{HOST}:{port}/", 1)
+            self._url = url
             while not answers(url):
                 if self._process.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError(f"{self.name} did not start; see {self.log_path}")

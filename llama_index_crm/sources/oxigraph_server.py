@@ -28,6 +28,7 @@ from llama_index_crm.sources.local_server import (
     answers,
     free_port,
     loadable_files,
+    system_ports,
 )
 
 __all__ = ["NOT_INSTALLED", "OxigraphServer", "answers", "free_port", "loadable_files",
@@ -113,7 +114,8 @@ class OxigraphServer(LocalServer):
         shutil.rmtree(unpacked_dir, ignore_errors=True)
 
     def _command(self) -> tuple[list[str], str]:
-        port = free_port()
+        # port 0: the system picks a free port as the server binds it (read back by start())
+        port = 0 if system_ports() else free_port()
         return ([self.binary, "serve", "--location", str(self.location),
                  "--bind", f"{HOST}:{port}", "--union-default-graph"],
                 f"http://{HOST}:{port}/query")
