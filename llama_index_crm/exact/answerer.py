@@ -109,7 +109,6 @@ class ExactAnswer:
     understanding: Understanding | None = None
     language: str = "en"
     readings: list[tuple[str, str]] = field(default_factory=list)
-    fallback: ExactAnswer | None = None
 
     def context_block(self) -> str:
         """The exact result as the first block of an LLM's context."""
@@ -203,7 +202,7 @@ class ExactAnswerer:
                                cover=None if note else asked)
             if other.status == "answered" and (other.total or not empty):
                 return replace(other, text=f"{other.text} ({note})" if note else other.text)
-        return first.fallback or first
+        return first
 
     @property
     def institution(self) -> frozenset[str]:
@@ -338,11 +337,6 @@ class ExactAnswerer:
                                                   elsewhere=m.elsewhere)
                                for m in missing]
         unproven = [p for p in proofs if not p.proven]
-        if unproven and all(p.named for p in unproven):
-            # the names are nodes of another kind: true to say, once no reading answers
-            fallback = replace(self._not_found(missing), language=language)
-            return ExactAnswer("retrieval_only", "", language=language, fallback=fallback,
-                               plan_text="; ".join(p.reason for p in unproven))
         if unproven:
             readings = []
             for proof in unproven:
