@@ -245,9 +245,6 @@ class EmptyCheck:
             return None
         plan = result.plan
         var = plan.variables[0]
-        if not result.total and result.missing_relations:
-            labels = ", ".join(self.executor.lexicon[r].label for r in result.missing_relations)
-            return f"the graph records no {labels} on the plan's path; it may say it otherwise"
         if not result.total and any(c.forms for v in plan.variables for c in v.filters):
             return "no title holds the words the plan read in place of a relation"
         if not result.total:

@@ -237,6 +237,9 @@ class ExactAnswerer:
                                 collection=self.institution,
                                 names=[maker for _, maker in chosen.values()])
         understanding.language = language
+        if not understanding.complete and plan.analyzer == "llm":
+            # the LLM's plan leaves words out: validated like any plan, the rules plan instead
+            return self._read(asked, history, None, language, cover)
         if not understanding.complete:
             words = ", ".join(f"“{w}”" for w in dict.fromkeys(understanding.unexplained))
             return ExactAnswer(

@@ -320,6 +320,8 @@ def _role(word: str, words: PlannerWords, by_relation: Mapping[str, set[str]],
     for relation, relation_words in by_relation.items():
         if word in relation_words or single in relation_words:
             return f"relation:{relation}"
+    if word.endswith("s") and word[:-1] in words.question:  # "whats", "wheres" typed bare
+        word = word[:-1]
     if word in words.question:
         asked = QUESTION_RANGES.get(word)
         return "question" if asked is None or asked & ranges else "unexplained"
