@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -233,6 +234,15 @@ def test_openapi_documents_the_routes(client: TestClient) -> None:
     for route in ("/api/ask", "/api/chat", "/api/entity", "/api/health", "/api/datasets",
                   "/api/ask/stream", "/api/chat/stream"):
         assert route in paths
+
+
+def test_the_openapi_page_loads_nothing_from_outside(client: TestClient) -> None:
+    page = client.get("/docs")
+    assert page.status_code == 200
+    assert "http://" not in page.text and "https://" not in page.text  # no CDN
+    assert "/openapi.json" in page.text
+    for asset in re.findall(r'(?:src|href)="(/docs-assets/[^"]+)"', page.text):
+        assert client.get(asset).status_code == 200
 
 
 # -- limits ------------------------------------------------------------------------------------

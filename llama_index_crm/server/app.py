@@ -118,8 +118,9 @@ def create_app(
     """
     registry = DatasetRegistry(_named(indexes), llm=llm, examples=examples, **pipeline_kwargs)
     sessions = SessionStore(session_ttl_s, max_sessions)
-    app = FastAPI(title="llama-index-crm", version=_version(),
+    app = FastAPI(title="llama-index-crm", version=_version(), docs_url=None, redoc_url=None,
                   description="Plain-language questions over CIDOC-CRM knowledge graphs.")
+    _offline_docs(app)
     app.state.registry = registry
     app.state.sessions = sessions
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
@@ -286,6 +287,38 @@ def _static_route(name: str, kind: str) -> Any:
             "Referrer-Policy": "no-referrer", "Cache-Control": "no-cache"})
 
     return serve
+
+
+def _offline_docs(app: FastAPI) -> None:
+    """``/docs``: FastAPI's OpenAPI page with Swagger UI served from the ``swagger-ui-bundle``
+    wheel, not a CDN (the server must work offline); without it, a page naming
+    ``/openapi.json``."""
+    from fastapi.openapi.docs import get_swagger_ui_html
+    from fastapi.responses import HTMLResponse
+
+    try:
+        from fastapi.staticfiles import StaticFiles
+        from swagger_ui_bundle import swagger_ui_path
+    except ImportError:
+        swagger_ui_path = None
+
+    if swagger_ui_path is not None:
+        app.mount(DOCS_ASSETS, StaticFiles(directory=str(swagger_ui_path)), name="docs-assets")
+
+    @app.get("/docs", include_in_schema=False)
+    def docs() -> HTMLResponse:
+        if swagger_ui_path is None:
+            return HTMLResponse("<!doctype html><title>API</title><p>The API is described "
+                                "in <a href='/openapi.json'>/openapi.json</a> (install "
+                                "swagger-ui-bundle for the interactive page).")
+        return get_swagger_ui_html(
+            openapi_url=app.openapi_url or "/openapi.json", title="llama-index-crm API",
+            swagger_js_url=f"{DOCS_ASSETS}/swagger-ui-bundle.js",
+            swagger_css_url=f"{DOCS_ASSETS}/swagger-ui.css", swagger_favicon_url="")
+
+
+DOCS_ASSETS = "/docs-assets"
+"""Where Swagger UI's script and style are served from (the swagger-ui-bundle wheel)."""
 
 
 def _version() -> str:
