@@ -22,7 +22,6 @@ Writes ``benchmarks/results/battery-<label>.json`` (scores) and ``…-rows.jsonl
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import re
 import sys
@@ -33,8 +32,10 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from exact import _scorer as exact_scorer  # noqa: E402
+
 REPO = HERE.parent
-SHARED = REPO.parent / "shared"
 BATTERY = HERE / "questions" / "battery"
 ABSENCE = re.compile(r"records no|not in this graph|no [\w ]+ named|there are no|nothing found",
                      re.IGNORECASE)
@@ -42,14 +43,11 @@ ABSENCE = re.compile(r"records no|not in this graph|no [\w ]+ named|there are no
 
 
 def _scorer() -> tuple[Callable[[Any], str], Callable[[str, str], bool]]:
-    path = SHARED / "eval" / "score.py"
-    if not path.exists():
+    """``normalize`` and ``found`` of ``shared/eval/score.py`` (exit without ``shared``)."""
+    found = exact_scorer()
+    if found is None:
         sys.exit("needs ../shared/eval/score.py")
-    spec = importlib.util.spec_from_file_location("crm_eval_score", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.normalize, module.found
+    return found
 
 
 def _load(path: Path) -> list[dict[str, Any]]:
