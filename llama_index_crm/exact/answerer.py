@@ -35,10 +35,11 @@ from llama_index_crm.exact.execute import TITLE_RELATION, ExactResult, Executor
 from llama_index_crm.exact.language import Lexicon, Lexicons
 from llama_index_crm.exact.linking import Candidate, NameIndex
 from llama_index_crm.exact.llm_planner import LLMPlanner
-from llama_index_crm.exact.parse import Missing, Parsed, RulePlanner, Unresolved
+from llama_index_crm.exact.parse import CLASS_NOUNS, Missing, Parsed, RulePlanner, Unresolved
 from llama_index_crm.exact.plan import Anchor, ExactPlan, ValueFilter, Variable
 from llama_index_crm.exact.relations import RelationLexicon
 from llama_index_crm.exact.render import describe_plan, evidence_lines, render
+from llama_index_crm.exact.roles import ROLE_RELATION, role_relations, with_roles
 from llama_index_crm.exact.similar import RelationSimilarity
 from llama_index_crm.exact.sparql import plan_sparql
 from llama_index_crm.exact.understanding import Understanding, covered, institution_words
@@ -132,8 +133,15 @@ class ExactAnswerer:
 
     def __init__(self, data: GraphData, lexicon: RelationLexicon | None = None) -> None:
         self.data = data
-        self.lexicon = lexicon or RelationLexicon.default()
-        self.executor = Executor(data.triples, data.ontology, self.lexicon)
+        lexicon = lexicon or RelationLexicon.default()
+        self.executor = Executor(data.triples, data.ontology, lexicon)
+        if ROLE_RELATION in lexicon:  # the roles this graph records ("Director", "Curator")
+            lexicon = with_roles(lexicon, role_relations(
+                self.executor.walker, lexicon[ROLE_RELATION],
+                self.executor.members_of_category("Event"),
+                skip=lambda label: CLASS_NOUNS.get(label, "Actor") != "Actor"))
+            self.executor.lexicon = lexicon
+        self.lexicon = lexicon
         self.names = NameIndex(data.name_rows())
         type_nouns = {label: category for label, category in data.type_labels()}
         self.planner = RulePlanner(self.names, self.lexicon, type_nouns, trial=self._trial,
@@ -378,6 +386,8 @@ class ExactAnswerer:
                                     f"the {self.lexicon[alternative.attributes[0]].label}"
                                     if alternative.attributes else
                                     f"the graph records no {' or '.join(missing)}")
+        elif plan.operation == "value" and result.items:
+            result, plan = self._statement_values(plan, result)
         text = render(result, self.executor)
         readings = [f"reading “{a.text}” as {a.label}" for a in plan.anchors
                     if a.how in LOOSE_MATCHES]
@@ -394,13 +404,34 @@ class ExactAnswerer:
             plan_sparql(result.plan, self.executor), evidence_lines(result, self.executor),
             result=result)
 
+    def _statement_values(self, plan: ExactPlan,
+                          result: ExactResult) -> tuple[ExactResult, ExactPlan]:
+        """Values the graph holds only as a statement's text: "what nationality was X"
+        where X's nationality is no node but his biography reads "Dutch, 1872–1944".
+        The statement is quoted, and the answer says where it comes from."""
+        empty = [name for name in plan.attributes if self.lexicon[name].fallback and not any(
+            v.relation == name for it in result.items for v in it.values)]
+        if not empty or len(empty) < len(plan.attributes):
+            return result, plan
+        fallbacks = tuple(dict.fromkeys(str(self.lexicon[n].fallback) for n in empty))
+        alternative = replace(plan, attributes=fallbacks)
+        found = self.executor.run(alternative)
+        if not any(v.relation in fallbacks for it in found.items for v in it.values):
+            return result, plan
+        missing = " or ".join(self.lexicon[n].label for n in empty)
+        said = " or ".join(self.lexicon[f].label for f in fallbacks)
+        found.notes.append(f"the graph records no {missing} as such; its {said} says so "
+                           f"in words, quoted")
+        return found, alternative
+
     def _fallback(self, plan: ExactPlan, missing: Sequence[str]) -> ExactPlan | None:
         """The plan read through a relation's statement fallback ("who gave X?" → X's
         credit line; "works given by Y" → works whose credit line names Y)."""
         var = plan.variables[0]
         for link in var.links:
             fallback = self.lexicon[link.relation].fallback
-            if link.relation not in missing or not fallback:
+            if link.relation not in missing or not fallback or (
+                    fallback != TITLE_RELATION and not self.executor.relation_present(fallback)):
                 continue
             if not isinstance(link.target, Anchor):
                 continue

@@ -31,7 +31,7 @@ from llama_index_crm.exact.values import GraphValues
 from llama_index_crm.ontology import CATEGORIES, Ontology
 from llama_index_crm.query.conversation import word_set
 from llama_index_crm.query.lexicon import pluralise
-from llama_index_crm.rdf import RDF_VALUE
+from llama_index_crm.rdf import RDF_TYPE, RDF_VALUE
 from llama_index_crm.storage.names import fold_name
 from llama_index_crm.storage.triples import TripleStore
 
@@ -338,9 +338,12 @@ class Executor:
         nodes = self.members_of_category(var.category)
         noun = (var.noun or "").lower()
         if var.category == "Actor" and noun in MAKER_NOUNS:
-            maker = self.lexicon["created-by"]
-            walk = self.walker.walk(maker, self.members_of_category(maker.domain))
-            nodes = np.intersect1d(nodes, np.unique(walk.node))
+            # makers of things, and those the graph records in a role of that name
+            # ("Artist" in an exhibition's roles)
+            found = [self.walker.walk(r, self.members_of_category(r.domain)).node
+                     for r in self.lexicon.values() if r.id == "created-by" or (
+                         r.via_labels and noun in r.nouns)]
+            nodes = np.intersect1d(nodes, np.unique(np.concatenate(found)))
         return nodes
 
     def _materials_named(self, anchor: Anchor) -> list[int]:
@@ -614,6 +617,9 @@ class Executor:
         if relation.value == "time":
             span = self.values.span_years(node)
             label = self.store.label_of(node) or ""
+            if self.store.is_literal[node]:  # a date literal: as written, without a midnight
+                label = re.sub(r"T\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?$", "",
+                               self.values.label(node))
             text = label if label and not label.endswith("(unlabelled)") else _years_text(span)
             if span is not None and not any(ch.isdigit() for ch in text):
                 text = f"{text} ({_years_text(span)})"
@@ -659,11 +665,12 @@ class Executor:
             self._count_linked(plan, items)
             ranked = [it for it in items if it.count]
             if plan.variables[0].category == "Actor":
-                stand_ins = [it for it in ranked if is_placeholder(it.label)]
-                ranked = [it for it in ranked if not is_placeholder(it.label)]
+                stand_ins = [it for it in ranked if self._stand_in(it)]
+                ranked = [it for it in ranked if not self._stand_in(it)]
                 for it in sorted(stand_ins, key=lambda it: -(it.count or 0))[:3]:
-                    self._notes.append(f"“{it.label}” ({it.count}) is left out: it stands for "
-                                       f"no one actor")
+                    why = "it stands for no one actor" if is_placeholder(it.label) else \
+                        f"the graph records nothing about it ({self.uri(it.node)})"
+                    self._notes.append(f"“{it.label}” ({it.count}) is left out: {why}")
             key = [float(it.count or 0) for it in ranked]
         else:
             name, _, measure = (plan.order_by or "creation-date").partition(":")
@@ -689,6 +696,16 @@ class Executor:
         for name in plan.attributes:  # what else the question asks of the winners
             if name != ranked_by and name in self.lexicon:
                 self._attach(result.items, self.lexicon[name], plan.hints)
+
+    def _stand_in(self, item: Item) -> bool:
+        """An actor that is no one in particular: a placeholder name ("Unknown artist"), or a
+        node only pointed at, with no triple of its own (a record's broken reference)."""
+        if is_placeholder(item.label):
+            return True
+        store = self.engine.store
+        start, end = int(store.out_offsets[item.node]), int(store.out_offsets[item.node + 1])
+        typed = self.engine.ids([RDF_TYPE])
+        return bool(np.isin(store.p_ids[start:end], typed).all())
 
     def _statement_sizes(self, items: list[Item],
                          measure: str) -> dict[int, float | None]:

@@ -233,6 +233,7 @@ class NameIndex:
         self._labelled: set[str] = set()
         self._acronyms: dict[str, set[int]] = {}
         self._keys: dict[str, list[tuple[int, str]]] = {}
+        self._added: set[tuple[str, int]] = set()
         self._surnames: dict[str, set[int]] = {}
         for i, row in enumerate(self.rows):
             a_person = is_person(row)
@@ -259,6 +260,7 @@ class NameIndex:
             if row.kind == "label":
                 self._labels[row.node] = self._labels.get(row.node, 0) + 1
             self._display.setdefault(row.node, row.name)
+        self._added.clear()
         self._sorted = sorted(self._keys)
         self._by_category: dict[str | None, list[str]] = {}
         self._vocabulary = sorted({w for k in self._keys for w in k.split()})
@@ -293,9 +295,9 @@ class NameIndex:
                 self._acronyms.setdefault(initials, set()).add(row)
 
     def _add(self, key: str, row: int, how: str) -> None:
-        entries = self._keys.setdefault(key, [])
-        if all(r != row for r, _ in entries):
-            entries.append((row, how))
+        if (key, row) not in self._added:  # a set: a name shared by 10,000 rows stays linear
+            self._added.add((key, row))
+            self._keys.setdefault(key, []).append((row, how))
 
     # -- look-ups --------------------------------------------------------------------------
     def knows(self, word: str) -> bool:

@@ -44,7 +44,7 @@ from llama_index_crm.exact.linking import (
 from llama_index_crm.exact.plan import Anchor, ExactPlan, Link, ValueFilter, Variable
 from llama_index_crm.exact.relations import Relation, RelationLexicon
 from llama_index_crm.query.conversation import quoted_titles, word_set
-from llama_index_crm.query.lexicon import pluralise, singularise
+from llama_index_crm.query.lexicon import pluralise, singularise, word_stem
 from llama_index_crm.query.temporal import find_time_range
 from llama_index_crm.storage.names import fold_name
 
@@ -405,6 +405,14 @@ class RulePlanner:
                     nouns.setdefault(form, category)
                 self.type_words.add(singularise(key))
                 self.type_words.add(key)
+        # "exhibitions" for a graph whose exhibitions are typed "Exhibiting": one stem
+        self.type_stems: dict[str, str] = {}
+        for word in sorted(self.type_words):
+            self.type_stems.setdefault(word_stem(word), word)
+        for relation in self.lexicon.values():  # the graph's roles: "directors", "curators"
+            if relation.via_labels:
+                for noun in relation.nouns:
+                    nouns.setdefault(noun, relation.range)
         for word in THING_TYPE_WORDS:
             nouns.setdefault(word, "Thing")
             nouns.setdefault(pluralise(word), "Thing")
@@ -645,6 +653,13 @@ class RulePlanner:
         return str(hit[0]) if hit else None
 
     # -- vocabulary look-ups ---------------------------------------------------------------
+    def type_word(self, single: str) -> str:
+        """The graph's type word for a noun's singular: itself when the graph has it, else a
+        type word of the same stem ("exhibition" → "exhibiting")."""
+        if single in self.type_words:
+            return single
+        return self.type_stems.get(word_stem(single), single)
+
     def relations_for(self, word: str) -> list[Relation]:
         """Relations a word names."""
         return self.lexicon.by_word(word)
@@ -733,7 +748,8 @@ class _Builder:
     def _defaults(self, left: str | None, right: str | None) -> list[Relation]:
         """Relations between two categories when no word names one ("Whistler etchings")."""
         pairs = {("Thing", "Actor"): ["created-by"], ("Thing", "Place"): ["depicts", "located-in"],
-                 ("Actor", "Actor"): ["member-of"], ("Event", "Actor"): ["carried-out-by"],
+                 ("Actor", "Actor"): ["member-of"],
+                 ("Event", "Actor"): ["carried-out-by", "had-in-role"],
                  ("Event", "Place"): ["took-place-at"], ("Place", "Place"): ["place-within"],
                  ("Thing", "Concept"): ["made-of", "has-type", "depicts"],
                  ("Thing", "Thing"): ["part-of"],
@@ -1023,11 +1039,12 @@ class _Builder:
                 slot = _Slot(category, w, types=list(gender))
                 single = _TYPE_SYNONYMS.get(singularise(w), singularise(w))
                 if category == "Thing" and w not in GENERIC_THINGS:
-                    slot.types.append(single if single in self.p.type_words else w)
+                    typed = self.p.type_word(single)
+                    slot.types.append(typed if typed in self.p.type_words else w)
                 elif category in {"Place", "Event", "Concept"} and w not in {
                         "place", "places", "location", "locations", "event", "events",
                         "concept", "concepts", "subject", "subjects"}:
-                    slot.types.append(single)
+                    slot.types.append(self.p.type_word(single))
                 return slot, self._before(els[:i]) + els[i + 1:]
         return None, list(els)
 
@@ -1106,6 +1123,8 @@ class _Builder:
                         cue = []
                 elif w in AUX:
                     pass
+                elif w in DETERMINERS:
+                    pass  # "the" of a CRM label ("occurred in the presence of") cues nothing
                 elif w in self.p.relation_words or w in PREPOSITIONS or \
                         any(w in r.split() for r in self.p.relation_words):
                     cue.append(w)
@@ -1124,13 +1143,16 @@ class _Builder:
             # a name: the object of the cue before it, or the agent of a verb after it
             after = [e.word for e in rest[i + 1:i + 3] if e.kind == "word"
                      and e.word not in PREPOSITIONS and self.p.relations_for(e.word)]
-            words = cue or after[:1]
+            # "which exhibitions was X in": a stranded preposition is the cue, no copula
+            tail = [e.word for e in rest[i + 1:]]
+            stranded = tail if tail and all(w in PREPOSITIONS for w in tail) else []
+            words = cue or after[:1] or stranded
             apposition = cue == ["⟨adj⟩"] and current is head and head is not None and \
                 head.noun in GENERIC_THINGS and not head.links and head.anchor is None and \
                 el.mention is not None and el.mention.candidates[0].category == "Thing" and \
                 not any(c.category == "Actor" for c in el.mention.candidates
                         if c.score == el.mention.score)  # "andy warhol works": his
-            copula = bool(not cue and i and rest[i - 1].word in COPULA)
+            copula = bool(not cue and i and rest[i - 1].word in COPULA) and not stranded
             bare_head = head is not None and current is head and not head.links and \
                 head.anchor is None
             if copula and bare_head and head is not None and head.category == "Actor" and \
@@ -1320,7 +1342,7 @@ class _Builder:
         category = self.p.nouns[word]
         slot = _Slot(category, word)
         if category == "Thing" and word not in GENERIC_THINGS:
-            single = singularise(word)
+            single = self.p.type_word(singularise(word))
             slot.types.append(single if single in self.p.type_words else word)
         return slot
 
@@ -1361,17 +1383,26 @@ class _Builder:
 
     def _relation_between(self, left: _Slot, right: _Slot,
                           cue: Sequence[str]) -> tuple[Relation, bool] | None:
-        words = [w for w in cue if w not in {"⟨adj⟩", "⟨poss⟩"}]
+        words = [w for w in cue if w not in {"⟨adj⟩", "⟨poss⟩"} and w not in DETERMINERS]
         verbs = [w for w in words if w not in PREPOSITIONS]
         found = None
         noun = singularise(left.noun or "")
         if not verbs and noun:  # "portraits of X": the noun names the relation (depicts)
-            named = [r for r in self.p.relations_for(noun) if noun in r.nouns and
-                     _fits(r.domain, left.category) and _fits(r.range, right.category) and
-                     r.value == "node" and (not words or any(
-                         w in r.prepositions for w in words))]
+            named = [(r, inverse) for r in self.p.relations_for(noun) if noun in r.nouns
+                     and r.value == "node" and (not words or any(
+                         w in r.prepositions for w in words))
+                     for inverse in (False, True)
+                     if _fits(r.domain, left.category if not inverse else right.category) and
+                     _fits(r.range, right.category if not inverse else left.category)]
+            if named:  # "portraits of X"; inverse: "the artists in exhibition E" (its roles)
+                return named[0]
+        other = singularise(right.noun or "")
+        if not verbs and other and right.anchor is None:  # "the exhibition with most artists"
+            named = [(r, False) for r in self.p.relations_for(other) if other in r.nouns
+                     and r.value == "node" and r.via_labels and _fits(r.domain, left.category)
+                     and _fits(r.range, right.category)]
             if named:
-                return named[0], False
+                return named[0]
         if verbs:  # the verb decides ("acquired by" is not "made by")
             found = self.p_relation(verbs + [" ".join(words)], left.category, right.category,
                                     default=False, anchor=right.anchor)
@@ -1455,6 +1486,7 @@ class _Builder:
                          and r.fallback
                          and _cued_only(r, cue)
                          and r.fallback in self.p.lexicon and not self.p.present(r.id)
+                         and (r.fallback == TITLE_RELATION or self.p.present(r.fallback))
                          and _fits(r.domain, current.category)), None)
         if relation is None or relation.fallback is None:
             return False

@@ -81,6 +81,9 @@ class Relation:
         event_hints: verb stem → words of event types that single out an event.
         fallback: a statement relation read instead when the graph holds none of this one
             ("who gave X?" from X's credit line when no acquisition names a donor).
+        via_labels: folded labels one node on the way must carry (its own label or a type's):
+            a role of the graph ("Director": the role set an exhibition's director is in),
+            made by :mod:`.roles` from the graph, never read from the file.
     """
 
     id: str
@@ -99,6 +102,7 @@ class Relation:
     crm_words: tuple[str, ...]
     event_hints: Mapping[str, tuple[str, ...]]
     fallback: str | None = None
+    via_labels: tuple[str, ...] = ()
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> Relation:
@@ -180,6 +184,7 @@ class RelationWalker:
         self._paths: dict[tuple[str, bool], CompiledStep] = {}
         self._types: dict[tuple[str, ...], np.ndarray] = {}
         self._type_pred = engine.property_ids("P2_has_type")
+        self._labels: dict[int, frozenset[str]] = {}
 
     def compiled(self, relation: Relation, closure: bool = False) -> CompiledStep:
         """The union of a relation's paths (with its closure on the range side)."""
@@ -238,7 +243,35 @@ class RelationWalker:
         walk = self.engine.walk(starts, path, reverse=reverse)
         if not reverse:
             walk = walk.kept(self._range_ok(relation, walk.node))
+        if relation.via_labels and len(walk):
+            walk = walk.kept(self._through(walk, frozenset(relation.via_labels)))
         return walk
+
+    def node_labels(self, node: int) -> frozenset[str]:
+        """A node's folded label and the folded labels of its types (cached)."""
+        found = self._labels.get(node)
+        if found is None:
+            store = self.engine.store
+            labels = {fold_name(store.label_of(node) or "")}
+            if len(self._type_pred):
+                _, types = self.engine.objects_of(np.asarray([node], dtype=np.int64),
+                                                  self._type_pred)
+                labels |= {fold_name(store.label_of(int(t)) or "") for t in types.tolist()}
+            found = self._labels[node] = frozenset(labels - {""})
+        return found
+
+    def inner_nodes(self, walk: Walk, rows: Iterable[int]) -> Iterator[set[int]]:
+        """Per row, the nodes its path went through, its two ends left out."""
+        rows = list(rows)
+        for row, witness in zip(rows, walk.witnesses(rows), strict=True):
+            ends = {walk.origin(row), int(walk.node[row])}
+            yield {n for t in witness for n in (t[0], t[2])} - ends
+
+    def _through(self, walk: Walk, wanted: frozenset[str]) -> np.ndarray:
+        """Boolean per row: a node on its way carries one of the ``wanted`` labels."""
+        return np.fromiter((any(self.node_labels(n) & wanted for n in inner)
+                            for inner in self.inner_nodes(walk, range(len(walk)))),
+                           dtype=bool, count=len(walk))
 
     def _range_ok(self, relation: Relation, nodes: np.ndarray) -> np.ndarray:
         keep = np.ones(len(nodes), dtype=bool)

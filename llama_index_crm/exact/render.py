@@ -7,6 +7,7 @@ and an empty result says whether the graph has no such facts at all or none that
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -14,6 +15,7 @@ import numpy as np
 from llama_index_crm.exact.execute import GENDER_WORDS, ExactResult, Executor, Item, Value
 from llama_index_crm.exact.plan import Anchor, ExactPlan, Link, ValueFilter, Variable
 from llama_index_crm.exact.relations import RelationLexicon
+from llama_index_crm.exact.roles import ROLE_RELATION
 from llama_index_crm.ontology import derivation_words
 from llama_index_crm.query.lexicon import pluralise, singularise
 
@@ -47,7 +49,8 @@ PHRASES: dict[str, tuple[str, str]] = {
 RELATION_WORDS = {"created-by": "made by ", "acquired-by": "acquired by "}
 """How a second value reads inside a ranking's parentheses."""
 DATE_VERBS = {"creation-date": "made", "birth-date": "born", "death-date": "died",
-              "acquisition-date": "acquired", "event-date": "dated"}
+              "acquisition-date": "acquired", "event-date": "dated", "opening-date": "opened",
+              "closing-date": "closed"}
 NOUNS = {"Thing": "works", "Actor": "actors", "Place": "places", "Event": "events",
          "Concept": "concepts"}
 
@@ -105,11 +108,30 @@ def _target(link: Link, plan: ExactPlan) -> str:
     return f"{noun_phrase(var, 2)} {inner}".strip()
 
 
+def link_phrases(relation: str) -> tuple[str, str]:
+    """How a link reads: (the variable is the domain, the variable is the range)."""
+    found = PHRASES.get(relation)
+    if found is not None:
+        return found
+    if relation.startswith(ROLE_RELATION):  # a role of the graph: "had-in-role:director"
+        role = relation.partition(":")[2].replace("-", " ")
+        return (f"with {{}} as {role}", f"in {{}} as {role}") if role else \
+            ("with {} taking part", "taking part in {}")
+    return ("{} (" + relation + ")",) * 2
+
+
+def role_sentence(relation: str, anchor: str, names: Sequence[str]) -> str:
+    """Who held a role in a named event: "Director of Chaim Soutine: Monroe Wheeler."."""
+    role = relation.partition(":")[2].replace("-", " ")
+    head = (pluralise(role) if len(names) > 1 else role) if role else "Taking part"
+    return f"{_capital(head)} {'of' if role else 'in'} {anchor}: {_join(list(names))}."
+
+
 def constraint_phrase(var: Variable, plan: ExactPlan) -> str:
     """The conditions of a variable in words ("made by Valentine Green in the 1780s")."""
     parts = []
     for link in var.links:
-        forward, backward = PHRASES.get(link.relation, ("{} (" + link.relation + ")",) * 2)
+        forward, backward = link_phrases(link.relation)
         parts.append((backward if link.inverse else forward).format(_target(link, plan)))
     for condition in var.filters:
         parts.append(_filter_phrase(condition))
@@ -147,7 +169,9 @@ def _value_text(values: Sequence[Value]) -> str:
     texts = []
     for v in values:
         text = v.text
-        if v.years and not any(ch.isdigit() for ch in text):
+        if v.years and re.search(r"time[- ]?span", text, re.IGNORECASE):
+            text = _years(v.years)  # a time-span named after its event ("X Birth timespan")
+        elif v.years and not any(ch.isdigit() for ch in text):
             text = f"{text} ({_years(v.years)})"
         texts.append(text)
     return "; ".join(dict.fromkeys(texts))
@@ -165,11 +189,13 @@ def _value_sentence(item: Item, relation: str, values: Sequence[Value],
         return f"{name}: {label} {text} (no year recorded)."
     if relation in DATE_VERBS:
         verb = DATE_VERBS[relation]
-        prefix = "was " if relation not in {"death-date"} else ""
+        prefix = "was " if relation not in {"death-date", "opening-date", "closing-date"} \
+            else ""
         if len(values) > 1 and events:  # several events: each date with its event
             text = "; ".join(f"{_value_text([v])} ({v.event})" if v.event else
                              _value_text([v]) for v in values)
-        return f"{name} {prefix}{verb} in {text}."
+        on = "on" if re.fullmatch(r"-?\d{4}-\d\d-\d\d", text) else "in"  # a day, a year
+        return f"{name} {prefix}{verb} {on} {text}."
     if relation == "credit-line":
         return f"The credit line of {name} reads: {text}."
     if relation == "has-type":
@@ -238,6 +264,9 @@ def render(result: ExactResult, executor: Executor, limit: int = MAX_LISTED) -> 
             isinstance(link.target, Anchor) and link.inverse for link in var.links):
         link = var.links[0]
         assert isinstance(link.target, Anchor)
+        if link.relation.startswith(ROLE_RELATION):
+            return role_sentence(link.relation, _quote(link.target),
+                                 [_quote(i) for i in result.items]) + notes
         verb = lexicon[link.relation].label
         verb = f"was {verb}" if verb.endswith(" by") else verb  # "was made by", "depicts"
         return f"{_quote(link.target)} {verb} {_join([_quote(i) for i in result.items])}." \

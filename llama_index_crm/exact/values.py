@@ -112,6 +112,9 @@ class GraphValues:
         begin, end = self.years
         if begin[node] != NO_YEAR:
             return int(begin[node]), int(end[node])
+        if self.store.is_literal[node]:  # a date itself (the opening: P4 / P82a)
+            year = year_of(_literal_text(self.store.term(node)))
+            return (year, year) if year is not None else None
         label = self.store.label_of(node) or ""
         found = [int(y) for y in _LABEL_YEAR_RE.findall(label)]
         return (min(found), max(found)) if found else None

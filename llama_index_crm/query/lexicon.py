@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from llama_index_crm.ontology.ontology import CATEGORIES, CATEGORY_PRIORITY
 from llama_index_crm.query.conversation import word_set
 
-__all__ = ["DOCUMENT_CATEGORIES", "pluralise", "singularise", "vocabulary_from_labels"]
+__all__ = ["DOCUMENT_CATEGORIES", "pluralise", "singularise", "vocabulary_from_labels", "word_stem"]
 
 DOCUMENT_CATEGORIES: tuple[str, ...] = tuple(c for c in CATEGORIES if c != "Time")
 """Categories that documents have: time-spans are folded into the documents they date."""
@@ -129,6 +129,34 @@ def singularise(word: str) -> str:
     elif re.search(r"(?:ss|x|z|ch|sh)es$", last):
         last = last[:-2]
     elif last.endswith("s") and not re.search(r"(?:ss|us|is)$", last) and len(last) > 3:
+        last = last[:-1]
+    return " ".join([*first, last])
+
+
+_STEM_ENDINGS = ("ations", "ation", "ions", "ion", "ings", "ing", "ors", "or",
+                 "ers", "er", "ed", "es", "s", "e")
+
+
+def word_stem(word: str) -> str:
+    """A crude English stem, for telling that two forms of one word name one thing: a role
+    ("Director") and its verb ("directed"), a type ("Exhibiting") and its noun
+    ("exhibitions"). Only the last word of a phrase is cut; a stem keeps 4 letters.
+
+    >>> [word_stem(w) for w in ("exhibition", "exhibitions", "exhibiting", "exhibited")]
+    ['exhibit', 'exhibit', 'exhibit', 'exhibit']
+    >>> [word_stem(w) for w in ("director", "directed", "curator", "curated", "organizer")]
+    ['direct', 'direct', 'curat', 'curat', 'organiz']
+    >>> word_stem("organised") == word_stem("organized"), word_stem("painter"), word_stem("art")
+    (True, 'paint', 'art')
+    """
+    *first, last = word.lower().split(" ") or [""]
+    last = last.replace("is", "iz") if re.search(r"is(?:e|ed|er|ers|es|ing|ation)$", last) \
+        else last
+    for ending in _STEM_ENDINGS:
+        if last.endswith(ending) and len(last) - len(ending) >= 4:
+            last = last[:-len(ending)]
+            break
+    if last.endswith("e") and len(last) > 4:
         last = last[:-1]
     return " ".join([*first, last])
 
