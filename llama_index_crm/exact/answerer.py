@@ -420,8 +420,8 @@ class ExactAnswerer:
             return result, plan
         missing = " or ".join(self.lexicon[n].label for n in empty)
         said = " or ".join(self.lexicon[f].label for f in fallbacks)
-        found.notes.append(f"the graph records no {missing} as such; its {said} says so "
-                           f"in words, quoted")
+        found.notes.append(f"{missing} is not recorded as a node here; the {said} states "
+                           f"it in words, quoted")
         return found, alternative
 
     def _fallback(self, plan: ExactPlan, missing: Sequence[str]) -> ExactPlan | None:

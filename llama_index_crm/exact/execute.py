@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from llama_index_crm.exact.linking import mentions, mentions_forms
+from llama_index_crm.exact.linking import SHARED_NAME_NODES, mentions, mentions_forms
 from llama_index_crm.exact.paths import PathEngine, Walk
 from llama_index_crm.exact.plan import Anchor, ExactPlan, Link, ValueFilter, Variable
 from llama_index_crm.exact.relations import (
@@ -162,6 +162,7 @@ class _RunState(threading.local):
     def __init__(self) -> None:
         self.notes: list[str] = []
         self.left_out = 0
+        self.records: dict[int, int] = {}
 
 
 class Executor:
@@ -192,6 +193,11 @@ class Executor:
         self._type_labels: dict[int, tuple[str, ...]] = {}
         self._folded: dict[int, str] = {}
         self._has_type = self.lexicon.get("has-type")
+
+    @property
+    def _records(self) -> dict[int, int]:
+        """Members standing for a name recorded as several nodes, with how many."""
+        return self._run_state.records
 
     @property
     def _notes(self) -> list[str]:
@@ -280,6 +286,7 @@ class Executor:
     def _run(self, plan: ExactPlan) -> ExactResult:
         self._left_out = 0
         self._notes = []
+        self._run_state.records = {}
         members = self._resolve(plan, 0, {})
         items = [self._item(node, evidence) for node, evidence in members.items()]
         items.sort(key=lambda it: (fold_name(it.label), it.uri))
@@ -662,7 +669,8 @@ class Executor:
         items = result.items
         limit = plan.limit or 1
         if plan.order_by == "count":
-            self._count_linked(plan, items)
+            linked = self._count_linked(plan, items)
+            items = self._one_per_name(items, linked)
             ranked = [it for it in items if it.count]
             if plan.variables[0].category == "Actor":
                 stand_ins = [it for it in ranked if self._stand_in(it)]
@@ -692,10 +700,36 @@ class Executor:
         cut = key[order[min(limit, len(order)) - 1]]
         keep = [i for i in order if (key[i] >= cut if plan.descending else key[i] <= cut)]
         result.items = [ranked[i] for i in keep]
+        for item in result.items:
+            if item.node in self._records:
+                self._notes.append(f"“{item.label}” is recorded as {self._records[item.node]} "
+                                   f"{(item.category or 'node').lower()} nodes, counted as "
+                                   f"one name")
         ranked_by = (plan.order_by or "").split(":")[0]
         for name in plan.attributes:  # what else the question asks of the winners
             if name != ranked_by and name in self.lexicon:
                 self._attach(result.items, self.lexicon[name], plan.hints)
+
+    def _one_per_name(self, items: list[Item], linked: dict[int, set[int]]) -> list[Item]:
+        """Members that bear one name recorded again and again (an organiser or a venue
+        made anew in each exhibition record) ranked as that one name: what they are linked
+        to counted once, and the number of records said."""
+        by_name: dict[str, list[Item]] = {}
+        for item in items:
+            by_name.setdefault(fold_name(item.label), []).append(item)
+        merged: list[Item] = []
+        for same in by_name.values():
+            if len(same) < SHARED_NAME_NODES or is_placeholder(same[0].label) or \
+                    same[0].category != "Actor":  # works of one title are several works
+                merged.extend(same)
+                continue
+            first = same[0]
+            nodes = set().union(*(linked.get(it.node, set()) for it in same))
+            first.count = len(nodes)
+            first.evidence = [t for it in same for t in it.evidence][:12]
+            merged.append(first)
+            self._records[first.node] = len(same)
+        return merged
 
     def _stand_in(self, item: Item) -> bool:
         """An actor that is no one in particular: a placeholder name ("Unknown artist"), or a
@@ -735,12 +769,12 @@ class Executor:
             self._notes.append("sizes read from the dimension statements")
         return scores
 
-    def _count_linked(self, plan: ExactPlan, items: list[Item]) -> None:
+    def _count_linked(self, plan: ExactPlan, items: list[Item]) -> dict[int, set[int]]:
         """For each member of variable 0, the members of variable 1 linked to it."""
         other = next((i for i, v in enumerate(plan.variables) if i and any(
             link.target == 0 for link in v.links)), None)
         if other is None:
-            return
+            return {}
         var = plan.variables[other]
         link = next(link for link in var.links if link.target == 0)
         allowed = self._resolve(plan, other, {other: link})
@@ -765,6 +799,7 @@ class Executor:
         for item in items:
             item.count = len(counts.get(item.node, ()))
             item.evidence = item.evidence + evidence.get(item.node, [])
+        return counts
 
     def _group(self, items: list[Item], group_by: str) -> list[Group]:
         name, _, unit = group_by.partition(":")

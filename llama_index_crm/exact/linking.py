@@ -66,6 +66,9 @@ MIN_PARTIAL_WORDS = 3
 """A partial title match needs at least this many content words."""
 MIN_ACRONYM_WORDS = 3
 """Names of at least this many words are also known by their initials."""
+SHARED_NAME_NODES = 3
+"""Nodes of one kind bearing exactly one name, from which on they are read as one name
+recorded in many records (two are two people who share a name: asked which)."""
 RARE_WORD_NODES = 3
 """A lone word may name a node when it is a word of the names of at most this many nodes
 (of the categories asked for), or of one name that all the others contain ("podithou" →

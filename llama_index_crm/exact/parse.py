@@ -34,6 +34,7 @@ from llama_index_crm.exact.linking import (
     EDIT_PENALTY,
     NAME_SUFFIXES,
     SCORES,
+    SHARED_NAME_NODES,
     STOP_WORDS,
     Candidate,
     Mention,
@@ -145,6 +146,7 @@ DIMENSION_WORDS = {"tallest": "height", "highest": "height", "shortest": "height
 """Superlatives of one dimension; "largest" and "smallest" rank by area."""
 ORDINAL_RANKS = {"second": 2, "third": 3, "fourth": 4, "fifth": 5}
 VOCABULARY_CATEGORIES = frozenset({"Place", "Concept"})
+
 """Kinds of node a vocabulary often holds twice under one name (a Getty city and its
 department, both "Paris"): a name that links to several such nodes takes them together."""
 ACQUISITION_VERBS = word_set("acquired acquire acquires bought buy purchased purchase "
@@ -362,8 +364,13 @@ def link_name(names: NameIndex, text: str, expected: Sequence[str] | None,
         base = [c for c in best if all(fold_name(c.name) in fold_name(o.name) for o in best)]
         best = base if len({c.node for c in base}) == 1 else best
     nodes = list(dict.fromkeys(c.node for c in best))
-    if len(nodes) > 1 and all(c.category in VOCABULARY_CATEGORIES and c.how in {
-            "exact", "stripped"} for c in best):
+    same_name = len({fold_name(c.name) for c in best}) == 1 and {
+        c.category for c in best} == {"Actor"} and len(nodes) >= SHARED_NAME_NODES
+    if len(nodes) > 1 and (same_name or all(
+            c.category in VOCABULARY_CATEGORIES and c.how in {"exact", "stripped"}
+            for c in best)):
+        # places or terms of one name, or one name recorded again in every record ("The
+        # Museum of Modern Art" as the organiser of each of 754 exhibitions): together
         chosen = best[0]  # places or terms of one name: taken together, and said
         return Anchor(text, chosen.node, names.display(chosen.node), chosen.category,
                       "together", tuple(nodes[1:]))
@@ -590,7 +597,7 @@ class RulePlanner:
                 j += 1
             block = elements[i:j]
             words = [e.alt or e.word for e in block]
-            for m in self.names.scan(words, skip=self.skip):
+            for m in self.names.scan(words, skip=self._capitalised_skip(block, i, elements)):
                 if m.start > 0 or m.end < len(words):
                     pass
                 block[m.start] = _El("mention", words[m.start:m.end],
@@ -601,6 +608,25 @@ class RulePlanner:
             out.extend(e for e in block if e.kind != "skip")
             i = j
         return out
+
+    def _capitalised_skip(self, block: Sequence[_El], offset: int,
+                          elements: Sequence[_El]) -> Callable[[Sequence[str]], bool]:
+        """:meth:`skip`, except for words of the vocabulary written as a name: "who directed
+        Three Painters", "exhibitions of Gallery One" (two words or more, each capitalised,
+        not opening the question, in a question not written in title case)."""
+        texts = [e.text for e in elements if e.kind == "word" and e.text]
+        title_case = sum(t[:1].isupper() for t in texts) >= 0.8 * max(len(texts), 1)
+        words = [e.alt or e.word for e in block]
+        capital = [bool(e.text[:1].isupper()) and offset + k > 0 and not title_case
+                   for k, e in enumerate(block)]
+
+        def skip(span: Sequence[str]) -> bool:
+            if not self.skip(span):
+                return False
+            n = len(span)
+            return n < 2 or not any(words[k:k + n] == list(span) and all(capital[k:k + n])
+                                    for k in range(len(words) - n + 1))
+        return skip
 
     def _runs(self, elements: list[_El]) -> list[_El]:
         """Consecutive unknown words joined into runs; vocabulary typos corrected; name
@@ -1143,6 +1169,9 @@ class _Builder:
             # a name: the object of the cue before it, or the agent of a verb after it
             after = [e.word for e in rest[i + 1:i + 3] if e.kind == "word"
                      and e.word not in PREPOSITIONS and self.p.relations_for(e.word)]
+            phrase = " ".join(e.word for e in rest[i + 1:i + 3] if e.kind == "word")
+            if " " in phrase and self.p.relations_for(phrase):
+                after = [phrase]  # "did X take part in": the phrase, not "take" alone
             # "which exhibitions was X in": a stranded preposition is the cue, no copula
             tail = [e.word for e in rest[i + 1:]]
             stranded = tail if tail and all(w in PREPOSITIONS for w in tail) else []

@@ -75,7 +75,7 @@ def role_relations(walker: RelationWalker, base: Relation, events: np.ndarray,
     counts: Counter[str] = Counter()
     for inner in walker.inner_nodes(walk, range(len(walk))):
         counts.update(set().union(*(walker.node_labels(n) for n in inner)) if inner else ())
-    found = []
+    found: list[Relation] = []
     for label, _ in counts.most_common():
         cleaned = fold_name(label.strip("[]() "))
         if not _is_role(cleaned, skip) or any(r.via_labels[0] == cleaned for r in found):

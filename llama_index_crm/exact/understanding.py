@@ -328,8 +328,10 @@ def _role(word: str, words: PlannerWords, by_relation: Mapping[str, set[str]],
     if word in nouns or single in nouns:
         return "type"
     category = words.class_nouns.get(word) or words.class_nouns.get(single)
-    if category is not None and category in categories:
-        return "class"
+    if category is not None and category in categories and single == word:
+        return "class"  # "the church Panagia Podithou"; a plural is a set no variable holds
+    if category is not None and category in categories and word not in words.generic_things:
+        return "unexplained"
     if word in words.generic_things and ("Thing" in categories or operation == "describe"):
         return "class"
     if word in words.count and operation in {"count", "group", "superlative"}:
