@@ -136,6 +136,15 @@ def test_counts_agree_across_languages(exact: ExactAnswerer, question: str) -> N
     assert answer.status == "answered" and answer.count == 10, answer.text
 
 
+def test_a_greek_question_is_answered_with_the_greek_names(exact: ExactAnswerer) -> None:
+    # the graph names the church in Greek too: a Greek answer says so, the main name kept
+    answer = ask(exact, "Ποια εκκλησία βρίσκεται στα Λαγουδερά;")
+    assert answer.status == "answered"
+    assert "Παναγία του Άρακα (Panagia tou Araka)" in answer.text
+    english = ask(exact, "Which church is in Lagoudera?")
+    assert "Άρακα" not in english.text and "Panagia tou Araka" in english.text
+
+
 def test_a_language_without_a_lexicon_goes_to_retrieval(exact: ExactAnswerer) -> None:
     answer = ask(exact, "Кто построил церковь в Асину?")
     assert answer.status == "retrieval_only"

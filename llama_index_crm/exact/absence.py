@@ -247,6 +247,12 @@ class EmptyCheck:
         var = plan.variables[0]
         if not result.total and any(c.forms for v in plan.variables for c in v.filters):
             return "no title holds the words the plan read in place of a relation"
+        if not result.total and result.missing_relations and not plan.anchors:
+            # "artists shown in four poster artists": a relation no triple records, read
+            # from a question that names nothing the plan could check the reading on
+            labels = " or ".join(self.executor.lexicon[r].label for r in result.missing_relations)
+            return (f"this graph records no {labels} at all, and the question names no node "
+                    f"the reading could be checked on")
         if not result.total:
             for anchor in plan.anchors:
                 if var.category is not None and anchor.category == var.category:

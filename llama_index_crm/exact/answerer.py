@@ -155,6 +155,7 @@ class ExactAnswerer:
         self.empty = EmptyCheck(data, self.executor)
         self.similar = RelationSimilarity(data, self.lexicon)
         self.lexicons = Lexicons.default()
+        self._script_names: dict[str, dict[str, str]] = {}
 
     def _trial(self, relation: str, other: str | None, inverse: bool,
                candidate: Candidate) -> bool:
@@ -187,6 +188,10 @@ class ExactAnswerer:
         if plan is not None:
             return self.execute(plan)
         language = self.lexicons.detect(question)
+        return self._in_script(self._answer(question, history, llm, language), language)
+
+    def _answer(self, question: str, history: Sequence[tuple[str, str]],
+                llm: LLM | LLMClient | None, language: str) -> ExactAnswer:
         lexicon = self.lexicons.get(language)
         if language != "en" and (lexicon is None or not lexicon.words):
             name = lexicon.name if lexicon is not None else "this language"
@@ -211,6 +216,27 @@ class ExactAnswerer:
             if other.status == "answered" and (other.total or not empty):
                 return replace(other, text=f"{other.text} ({note})" if note else other.text)
         return first
+
+    def _in_script(self, answer: ExactAnswer, language: str) -> ExactAnswer:
+        """An answer to a question in a language of another script (Greek) names what the
+        graph also names in that script that way, the graph's main name in brackets."""
+        pattern = SCRIPTS.get(language)
+        if pattern is None or answer.status != "answered" or not answer.items:
+            return answer
+        names = self._script_names.get(language)
+        if names is None:
+            names = {}
+            for row in self.names.rows:
+                if row.kind != "identifier" and pattern.search(row.name):
+                    names.setdefault(row.node, row.name)
+            self._script_names[language] = names
+        text = answer.text
+        for item in answer.items:
+            own = names.get(str(item.get("uri")))
+            label = str(item.get("label") or "")
+            if own and label and label in text and own not in text:
+                text = text.replace(label, f"{own} ({label})", 1)
+        return replace(answer, text=text)
 
     @property
     def institution(self) -> frozenset[str]:
@@ -397,6 +423,8 @@ class ExactAnswerer:
             text = f"{text} ({'; '.join(readings)})"
         count = result.total if plan.operation == "count" or (
             plan.operation == "list" and not result.total) else None
+        if not result.total and result.missing_relations:
+            count = None  # "this graph records no R at all": not a count of none
         items = [self._item(it) for it in result.items[:MAX_ITEMS]]
         return ExactAnswer(
             "answered", text, count, items, result.total, result.plan,
@@ -565,6 +593,9 @@ class ExactAnswerer:
         return Anchor(label, self.executor.uri(node), label,
                       self.executor.values.category(node) or "")
 
+
+SCRIPTS = {"el": re.compile(r"[\u0370-\u03ff\u1f00-\u1fff]")}
+"""Languages written in a script of their own: names in it are the language's names."""
 
 _ANSWERERS: weakref.WeakKeyDictionary[Any, ExactAnswerer] = weakref.WeakKeyDictionary()
 _ANSWERERS_LOCK = threading.Lock()

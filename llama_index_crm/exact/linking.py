@@ -292,7 +292,8 @@ class NameIndex:
         words = key.split()
         if len(words) < MIN_ACRONYM_WORDS or self.rows[row].kind not in {"label", "alt"}:
             return
-        for kept in (words, [w for w in words if w not in STOP_WORDS]):
+        for kept in (words, [w for w in words if w not in STOP_WORDS],
+                     words[1:] if words[0] in {"the", "a", "an"} else words):  # "moma"
             initials = "".join(w[0] for w in kept)
             if len(initials) >= MIN_ACRONYM_WORDS and initials not in self._keys:
                 self._acronyms.setdefault(initials, set()).add(row)

@@ -44,6 +44,7 @@ from llama_index_crm.exact.linking import (
 )
 from llama_index_crm.exact.plan import Anchor, ExactPlan, Link, ValueFilter, Variable
 from llama_index_crm.exact.relations import Relation, RelationLexicon
+from llama_index_crm.exact.roles import ROLE_RELATION
 from llama_index_crm.query.conversation import quoted_titles, word_set
 from llama_index_crm.query.lexicon import pluralise, singularise, word_stem
 from llama_index_crm.query.temporal import find_time_range
@@ -1398,6 +1399,7 @@ class _Builder:
         if found is None:
             return False
         relation, inverse = found
+        relation = self._role_named(relation, left if inverse else right)
         plain = all(w in PREPOSITIONS or w.startswith("⟨") for w in cue)
         if (relation.id == "acquired-by" or plain) and right.anchor is not None and \
                 right.anchor.node in self.p.holders() and not any(
@@ -1409,6 +1411,15 @@ class _Builder:
         if left.noun and singularise(left.noun) in relation.nouns and not inverse:
             left.types.clear()  # "portraits of X": works depicting X, whatever their type
         return True
+
+    def _role_named(self, relation: Relation, actor: _Slot) -> Relation:
+        """"the artists featured in E": not everyone taking part, those in the role the
+        noun names, when the graph records such a role."""
+        noun = singularise(actor.noun or "")
+        if relation.id != ROLE_RELATION or not noun or actor.anchor is not None:
+            return relation
+        return next((r for r in self.p.relations_for(noun) if r.via_labels and noun in r.nouns
+                     and r.fr == relation.fr), relation)
 
     def _relation_between(self, left: _Slot, right: _Slot,
                           cue: Sequence[str]) -> tuple[Relation, bool] | None:

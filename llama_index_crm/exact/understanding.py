@@ -235,6 +235,10 @@ def understand(question: str, plan: ExactPlan | None, words: PlannerWords,
     if plan is not None and _stand_ins(plan):
         relations |= {r.id for r in lexicon.values()}
     by_relation = {r: _relation_words(lexicon[r]) for r in relations if r in lexicon}
+    for r in relations:  # a role ("had-in-role:artist") is named by its relation's words too
+        base = r.partition(":")[0]
+        if r in lexicon and lexicon[r].via_labels and base in lexicon:
+            by_relation[r] |= _relation_words(lexicon[base])
     ranges = {lexicon[r].range for r in relations if r in lexicon} | {
         lexicon[r].domain for r in relations if r in lexicon} | {
         "Time" for r in relations if r in lexicon and lexicon[r].value == "time"}
@@ -272,7 +276,7 @@ def understand(question: str, plan: ExactPlan | None, words: PlannerWords,
         elif tag == "quote":
             role = "name" if word in names else "unexplained"
         elif tag == "time":
-            role = "time" if dated else "unexplained"
+            role = "time" if dated else "name" if word in names else "unexplained"
         elif word in held:
             role = "grammar"
         else:
@@ -313,10 +317,10 @@ def _role(word: str, words: PlannerWords, by_relation: Mapping[str, set[str]],
           names: set[str], nouns: set[str], categories: set[str | None], operation: str,
           ranked: bool, focus: bool, ranges: set[str]) -> str:
     single = singularise(word)
+    if word in names or single in names:  # "Bauhaus: 1919–1928": its years are its name
+        return "name"
     if word.isdigit():
         return "time" if len(word) == 4 or ranked else "operation"
-    if word in names or single in names:
-        return "name"
     for relation, relation_words in by_relation.items():
         if word in relation_words or single in relation_words:
             return f"relation:{relation}"
