@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 from llama_index_crm.exact.language import common_words
 from llama_index_crm.query.conversation import quoted_titles
+from llama_index_crm.query.lexicon import singularise
 from llama_index_crm.storage.names import fold_name
 
 if TYPE_CHECKING:
@@ -90,7 +91,8 @@ class AbsenceCheck:
 
     def check(self, text: str, question: str, vocabulary: frozenset[str] | set[str] = frozenset(),
               *, foreign: bool = False, verbs: frozenset[str] = frozenset(),
-              elsewhere: Sequence[Candidate] = ()) -> Proof:
+              elsewhere: Sequence[Candidate] = (),
+              nouns: frozenset[str] = frozenset()) -> Proof:
         """Whether ``text`` (words of ``question`` that link to nothing) is a name proven
         absent; ``vocabulary``: the question words of the planner (never names);
         ``foreign``: the question was translated (an untranslated word is no name for being
@@ -99,6 +101,9 @@ class AbsenceCheck:
         expected ("when was edward moran born", "who painted the nightmare")."""
         if not self.name_shaped(text, question, vocabulary, foreign=foreign, verbs=verbs):
             return Proof(text, False, f"“{text}” is not a name (an ordinary word)")
+        if self.modifier(text, question, nouns):
+            return Proof(text, False, f"“{text}” describes the noun after it (“the Russian "
+                                      f"artist”), it does not name a node")
         named = next((c for c in elsewhere if c.how in EXISTING), None)
         if named is not None:  # "Mowgli in the Jungle was painted by?": the work is there
             return Proof(text, False, f"“{text}” names a {named.category.lower()} of the "
@@ -113,6 +118,19 @@ class AbsenceCheck:
             if word is not None:
                 return Proof(text, False, f"“{text}” may be spelt “{word}” in the graph")
         return Proof(text, True)
+
+    @staticmethod
+    def modifier(text: str, question: str, nouns: frozenset[str]) -> bool:
+        """One word standing before a noun of the planner ("the Russian artist", "a Dutch
+        painter"): an adjective, not a missing name, unless quoted."""
+        folded = fold_name(text).split()
+        if len(folded) != 1 or not nouns or any(
+                fold_name(t) == folded[0] for t in quoted_titles(question)):
+            return False
+        keys = [fold_name(m.group()) for m in _WORD.finditer(question)]
+        at = _find(keys, folded)
+        following = keys[at + 1] if at is not None and at + 1 < len(keys) else ""
+        return bool(following) and (following in nouns or singularise(following) in nouns)
 
     def name_shaped(self, text: str, question: str,
                     vocabulary: frozenset[str] | set[str] = frozenset(), *,

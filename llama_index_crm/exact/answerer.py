@@ -148,6 +148,8 @@ class ExactAnswerer:
                                    present=self.executor.relation_present,
                                    holders=self.executor.collection_holders)
         self.absence = AbsenceCheck(data, self.names)
+        self.head_nouns = frozenset(self.planner.nouns) | frozenset(
+            fold_name(n) for r in self.lexicon.values() for n in r.nouns)
         self._institution: frozenset[str] | None = None
         self.relation_verbs = frozenset(
             fold_name(v) for r in self.lexicon.values() for v in r.verbs
@@ -371,7 +373,8 @@ class ExactAnswerer:
         proofs: list[Proof] = [self.absence.check(m.text, question, self.planner.vocabulary,
                                                   foreign=language != "en",
                                                   verbs=self.relation_verbs,
-                                                  elsewhere=m.elsewhere)
+                                                  elsewhere=m.elsewhere,
+                                                  nouns=self.head_nouns)
                                for m in missing]
         unproven = [p for p in proofs if not p.proven]
         if unproven:

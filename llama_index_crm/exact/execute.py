@@ -581,6 +581,8 @@ class Executor:
             value = int(walk.node[row])
             if condition.years is not None:
                 span = self.values.span_years(value)
+                if span is not None and relation.domain == "Event":
+                    span = (span[0], span[0])  # an exhibition of 1941 is one opened in 1941
                 if span is None or not within(span, condition.years):
                     continue
             if wanted is not None and not match(self._folded_text(value), wanted):

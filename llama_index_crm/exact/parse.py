@@ -192,7 +192,7 @@ ATTRIBUTE_RELATIONS = frozenset({
 EXCLUSIONS = ("aside from", "apart from", "other than", "except for", "except", "excluding",
               "besides", "not counting", "but not", "leaving out")
 PREPOSITIONS = word_set("""
-by of in at from about with on for within near into to during under""")
+by of in at from about with on for within near into to during under among amongst""")
 RANKING_WORDS = word_set("""
 centuries decades top prolific represented common commonest frequent popular break down
 breakdown split distribution grouped area height width x by second third fourth fifth
@@ -615,17 +615,22 @@ class RulePlanner:
         """:meth:`skip`, except for words of the vocabulary written as a name: "who directed
         Three Painters", "exhibitions of Gallery One" (two words or more, each capitalised,
         not opening the question, in a question not written in title case)."""
-        texts = [e.text for e in elements if e.kind == "word" and e.text]
-        title_case = sum(t[:1].isupper() for t in texts) >= 0.8 * max(len(texts), 1)
         words = [e.alt or e.word for e in block]
-        capital = [bool(e.text[:1].isupper()) and offset + k > 0 and not title_case
-                   for k, e in enumerate(block)]
+        capital = [bool(e.text[:1].isupper()) and offset + k > 0 for k, e in enumerate(block)]
+        # the other words of the question, its first left out: in title case, capitals
+        # say nothing ("Who Directed Three Painters")
+        others = [(offset + k, e.text) for k, e in enumerate(block) if e.text]
+
+        def as_name(k: int, n: int) -> bool:
+            rest = [t for at, t in others if at > 0 and not offset + k <= at < offset + k + n]
+            return all(capital[k:k + n]) and (
+                not rest or sum(t[:1].isupper() for t in rest) < 0.8 * len(rest))
 
         def skip(span: Sequence[str]) -> bool:
             if not self.skip(span):
                 return False
             n = len(span)
-            return n < 2 or not any(words[k:k + n] == list(span) and all(capital[k:k + n])
+            return n < 2 or not any(words[k:k + n] == list(span) and as_name(k, n)
                                     for k in range(len(words) - n + 1))
         return skip
 
@@ -1182,7 +1187,9 @@ class _Builder:
                 el.mention is not None and el.mention.candidates[0].category == "Thing" and \
                 not any(c.category == "Actor" for c in el.mention.candidates
                         if c.score == el.mention.score)  # "andy warhol works": his
-            copula = bool(not cue and i and rest[i - 1].word in COPULA) and not stranded
+            # "which exhibitions was X shown (in)": a relation verb after the name, no copula
+            copula = bool(not cue and i and rest[i - 1].word in COPULA) and not stranded \
+                and not (after and head is not None and head.category != "Actor")
             bare_head = head is not None and current is head and not head.links and \
                 head.anchor is None
             if copula and bare_head and head is not None and head.category == "Actor" and \
@@ -1495,12 +1502,19 @@ class _Builder:
             return slot
         expected = list(dict.fromkeys(c for c, _, _ in options))
         relation, inverse = options[0][1], options[0][2]
+        kinds = {c.category for c in el.mention.candidates} if el.mention is not None else set()
+        if kinds and options[0][0] not in kinds:  # the option of the kind the name is of
+            relation, inverse = next(((r, inv) for c, r, inv in options if c in kinds),
+                                     (relation, inverse))
         if self._unrecorded_instead(el, current, options, cue):
             return None
         anchor = self._anchor(el, expected if "Any" not in expected else None, relation.id,
                               inverse, current.category,
                               prefer=[c for c in expected if c != "Any"])
         if anchor is None:
+            other = self._other_kind(el, current)
+            if other is not None:
+                return other
             if not self._title_instead(el, current, options, cue):
                 self._statement_instead(el, current, options, cue)
             return None
@@ -1508,6 +1522,38 @@ class _Builder:
         if not self._link(current, probe, cue):
             current.links.append((relation.id, probe, inverse, self._hints(relation, cue)))
         return probe
+
+    def _other_kind(self, el: _El, current: _Slot) -> _Slot | None:
+        """A name of another kind than the cue expects, linked by the relation the graph
+        has between the two kinds: "exhibitions held at the Reuben Gallery", where the
+        gallery is the organiser (an actor), not a place. Only an exact name of one kind,
+        and only a relation through which the graph links it to something; the coverage
+        of the question is checked on the plan as usual."""
+        missing = self.missing[-1] if self.missing else None
+        if missing is None or missing.text != el.text or not missing.elsewhere or \
+                current.category not in {"Event", "Thing"}:
+            return None
+        kinds = {c.category for c in missing.elsewhere}
+        if len(kinds) != 1 or any(c.how not in {"exact", "stripped", "stop-words"}
+                                  for c in missing.elsewhere):
+            return None
+        kind = kinds.pop()
+        anchor = link_name(self.p.names, el.text, [kind])
+        if not isinstance(anchor, Anchor):
+            return None
+        for relation in self._defaults(current.category, kind):
+            inverse = not _fits(relation.domain, current.category)
+            candidate = Candidate(anchor.node, anchor.label, anchor.category, 1.0, anchor.how)
+            if self.p.trial is None or self.p.trial(relation.id, current.category, inverse,
+                                                    candidate):
+                self.missing.pop()
+                probe = _Slot(anchor.category, anchor=anchor)
+                current.links.append((relation.id, probe, inverse, ()))
+                self.notes.append(f"{anchor.label} is no {missing.expected[0].lower() if missing.expected else 'node of that kind'} "
+                                  f"of this graph; read as linked to it by "
+                                  f"“{relation.label}”")
+                return probe
+        return None
 
     def _unrecorded_instead(self, el: _El, current: _Slot,
                             options: Sequence[tuple[str, Relation, bool]],
