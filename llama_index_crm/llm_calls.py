@@ -116,10 +116,12 @@ class LLMLimits:
 
     @classmethod
     def within(cls, seconds: float) -> LLMLimits:
-        """Limits whose calls take at most ``seconds``, retries included."""
+        """Limits whose calls take at most ``seconds``, retries included; one request may
+        take them all (a request that timed out is not sent again, so capping it lower
+        would only cut off a slow model: 9 s for SmolLM2's first plan here)."""
         if not seconds > 0:
             raise ValueError(f"an LLM time limit must be positive, not {seconds}")
-        return cls(timeout_s=min(DEFAULT_TIMEOUT_S, seconds), budget_s=seconds)
+        return cls(timeout_s=seconds, budget_s=seconds)
 
 
 def _is_openai(llm: Any) -> bool:
@@ -239,11 +241,17 @@ class LLMClient:
         """The LLM's reply to ``messages``.
 
         Raises:
-            LLMUnavailable: unreachable, too slow, or no credentials.
+            LLMUnavailable: unreachable, too slow, or no credentials; or the server refused
+                this request (HTTP 400, 422, 500, 501: a context longer than the model's,
+                say); the LLM is left available for the next one.
         """
         self._check()
         if self._openai:
-            reply = self._openai_call(messages, max_tokens, {})
+            try:
+                reply = self._openai_call(messages, max_tokens, {})
+            except _Rejected as exc:  # said by the caller, which answers without it
+                raise LLMUnavailable(f"LLM {self.where} refused the request (HTTP "
+                                     f"{exc.status}: {exc.detail[:160]})") from exc
             return str(reply.choices[0].message.content or "").strip()
         return str(self._generic_chat(messages, max_tokens)).strip()
 
@@ -325,18 +333,18 @@ class LLMClient:
             "temperature": llm.temperature, "max_tokens": max_tokens, **extra}
         if "tools" not in body:
             body.pop("tool_choice", None)  # never a tool_choice without tools
+        client = self._openai_client()
+        client.chat.completions  # noqa: B018 - imports openai's resources before the clock
         started = time.monotonic()
         deadline = started + self.limits.budget_s
         attempt = 0
         error: Exception
         while True:
             self._check()
-            left = deadline - time.monotonic()
+            limit = max(0.1, min(self.limits.timeout_s, deadline - time.monotonic()))
             try:
-                client = self._openai_client().with_options(
-                    timeout=self._timeout(max(0.1, min(self.limits.timeout_s, left))),
-                    max_retries=0)
-                return client.chat.completions.create(**body)
+                return client.with_options(timeout=self._timeout(limit),
+                                           max_retries=0).chat.completions.create(**body)
             except openai.APIStatusError as exc:
                 status = exc.status_code
                 if status in (401, 403):
@@ -351,8 +359,7 @@ class LLMClient:
                     raise self._trip(reason) from exc
             except openai.APITimeoutError as exc:
                 # not sent again: a server that did not answer in time is busy or hung
-                raise self._trip(f"no reply within {time.monotonic() - started:.0f} s") \
-                    from exc
+                raise self._trip(f"no reply within {limit:.0f} s") from exc
             except openai.APIConnectionError as exc:
                 reason, error = f"cannot connect: {_cause(exc)}", exc
             except openai.OpenAIError as exc:  # no API key, a bad base URL
