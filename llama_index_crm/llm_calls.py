@@ -28,8 +28,8 @@ An LLM that cannot be reached, times out or refuses the credentials raises
 10, retries included), logs one warning, and is not called again for ``cooldown_s``
 seconds: the next questions are answered without it at once. Before the first request (and
 the first after a cooldown) a ``GET …/models`` of at most 3 s tells a server that is down or
-hung at once, before the ``openai`` client is even imported; a request that times out is
-not sent again. Other LLMs (Ollama's own
+hung at once, before the ``openai`` client and its resources are made; a request that
+times out is not sent again. Other LLMs (Ollama's own
 client, ``MockLLM``, yours) are called through ``llm.chat``, the structure parsed from the
 reply, with the same failure handling.
 """
@@ -305,8 +305,8 @@ class LLMClient:
         """Trip at once when the server does not answer: ``GET {api_base}/models``, at most
         :data:`PROBE_TIMEOUT_S` seconds, before the first request (and the first after a
         cooldown). Any HTTP reply, 401 or 404 included, means it is up. An LLM that is down
-        or hung then costs neither the ``openai`` client's import (seconds on a busy
-        machine) nor the request's whole time limit."""
+        or hung then costs neither the import of the ``openai`` client's resources (seconds
+        on a busy machine) nor the request's whole time limit."""
         with self._lock:
             if self._probed:
                 return
