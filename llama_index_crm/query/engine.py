@@ -14,7 +14,6 @@ context an LLM receives, so that an LLM never has to count. When it cannot
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -259,9 +258,12 @@ class CrmQueryPipeline:
         if self.llm_client is not None and self.llm_client.unavailable() is None and \
                 exact.plan_text != ASK_BACK:
             # unavailable: said once by the client; the answer stands without it
-            with contextlib.suppress(LLMUnavailable):
+            try:
                 answer = self.llm_answer(plan, nodes, question, history,
                                          exact.context_block())
+            except LLMUnavailable as exc:
+                if self.llm_client.unavailable() is None:  # refused this one request
+                    logger.warning("%s: answered without it", exc)
         return answer, count
 
     def llm_messages(self, plan: QueryPlan, nodes: Sequence[NodeWithScore], question: str,
