@@ -1549,9 +1549,9 @@ class _Builder:
                 self.missing.pop()
                 probe = _Slot(anchor.category, anchor=anchor)
                 current.links.append((relation.id, probe, inverse, ()))
-                self.notes.append(f"{anchor.label} is no {missing.expected[0].lower() if missing.expected else 'node of that kind'} "
-                                  f"of this graph; read as linked to it by "
-                                  f"“{relation.label}”")
+                kind_asked = missing.expected[0].lower() if missing.expected else "node"
+                self.notes.append(f"{anchor.label} is no {kind_asked} of this graph; read "
+                                  f"as linked to it by “{relation.label}”")
                 return probe
         return None
 
