@@ -94,3 +94,15 @@ def test_names_made_of_question_words_are_names_when_written_so(exact: ExactAnsw
     # in a title-case question the capitals say nothing: not understood, not a wrong list
     headline = ask(exact, "Who Directed Three Painters")
     assert headline.status != "answered" or labels(headline) == {"Greta Hahn"}
+
+
+def test_readings_that_keep_a_question_from_a_false_absence(exact: ExactAnswerer) -> None:
+    # "the Dutch artist": an adjective between an article and a noun is no missing name
+    dutch = ask(exact, "when was the Dutch artist Anna Berg born")
+    assert dutch.status != "not_found" and dutch.count is None
+    # "held at" an organiser: the graph links exhibitions to it as their organiser
+    held = ask(exact, "which exhibitions were held at Gallery One")
+    assert held.status == "answered"
+    assert labels(held) == {"Three Painters", "Two Sculptors", "Prints Today"}
+    # an event of a year is one begun in it
+    assert ask(exact, "how many exhibitions were there in 1950").count == 1

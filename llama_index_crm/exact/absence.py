@@ -121,8 +121,8 @@ class AbsenceCheck:
 
     @staticmethod
     def modifier(text: str, question: str, nouns: frozenset[str]) -> bool:
-        """One word standing before a noun of the planner ("the Russian artist", "a Dutch
-        painter"): an adjective, not a missing name, unless quoted."""
+        """One word between an article and a noun of the planner ("the Russian artist", "a
+        Dutch painter"): an adjective, not a missing name, unless quoted."""
         folded = fold_name(text).split()
         if len(folded) != 1 or not nouns or any(
                 fold_name(t) == folded[0] for t in quoted_titles(question)):
@@ -130,7 +130,9 @@ class AbsenceCheck:
         keys = [fold_name(m.group()) for m in _WORD.finditer(question)]
         at = _find(keys, folded)
         following = keys[at + 1] if at is not None and at + 1 < len(keys) else ""
-        return bool(following) and (following in nouns or singularise(following) in nouns)
+        before = keys[at - 1] if at is not None and at > 0 else ""
+        return before in {"the", "a", "an"} and bool(following) and (
+            following in nouns or singularise(following) in nouns)
 
     def name_shaped(self, text: str, question: str,
                     vocabulary: frozenset[str] | set[str] = frozenset(), *,
