@@ -108,6 +108,7 @@ def label(store: ox.Store, iri: str) -> str | None:
 
 def derive(q: dict[str, Any], store: ox.Store) -> tuple[list[str], list[str], int | None, int]:
     res = store.query(q["sparql"])
+    assert isinstance(res, ox.QuerySolutions), "a SELECT query"
     names = [v.value for v in res.variables]
     rows = [{n: (s[n].value if s[n] is not None else None) for n in names} for s in res]
     if q["expect"] == "not_found":
@@ -220,8 +221,8 @@ def main() -> None:
         out.append(rec)
         if errs:
             bad += 1
-            for e in errs:
-                print(f"{q.get('id')}: {e}")
+            for problem in errs:
+                print(f"{q.get('id')}: {problem}")
     if args.check:
         old = {json.loads(x)["id"]: json.loads(x)
                for x in args.out.read_text(encoding="utf-8").splitlines() if x.strip()}
