@@ -49,12 +49,21 @@ NAME_CUES = frozenset({"by", "of", "named", "called", "titled", "entitled", "abo
                        "depicting", "depicts", "showing", "mr", "mrs", "ms", "dr", "sir",
                        "saint", "st"})
 """Words after which a name is expected."""
+STRONG_CUES = frozenset({"by", "named", "called", "titled", "entitled", "mr", "mrs", "ms",
+                         "dr", "sir", "saint", "st"})
+"""Of those, the ones after which even an ordinary word is a name ("works by open"); after
+the others ("from", "of", "about") an ordinary word in lower case is none ("come from
+originally")."""
+FOREIGN_CUES = frozenset({"von", "vom", "namens", "genannt", "de", "du", "di", "del", "della"})
+"""The same in the other languages of the lexicons."""
 CLOSE_RATIO = 88
 """rapidfuzz ratio (0–100) from which a retrieved label is the same name spelt otherwise."""
 CLOSE_WORD_RATIO = 80
 """The same for one typed word against one word of a label."""
 CLOSE_FOREIGN_RATIO = 85
 """The same for each word of a name in a translated question ("Nikosia", "Nicosia")."""
+CAPITALISED_NOUNS = frozenset({"de"})
+"""Languages that write every noun with a capital: one capitalised word is no sign of a name."""
 EXISTING = frozenset({"exact", "stripped", "inverted", "stop-words"})
 """Ways a name matches that say the node is there (as another kind than asked)."""
 MIN_NAME = 3
@@ -94,14 +103,15 @@ class AbsenceCheck:
     def check(self, text: str, question: str, vocabulary: frozenset[str] | set[str] = frozenset(),
               *, foreign: bool = False, verbs: frozenset[str] = frozenset(),
               elsewhere: Sequence[Candidate] = (),
-              nouns: frozenset[str] = frozenset()) -> Proof:
+              nouns: frozenset[str] = frozenset(), language: str = "en") -> Proof:
         """Whether ``text`` (words of ``question`` that link to nothing) is a name proven
         absent; ``vocabulary``: the question words of the planner (never names);
         ``foreign``: the question was translated (an untranslated word is no name for being
         rare in English, and a name may be spelt the language's way: each of its words is
         compared with the graph's names); ``verbs``: relation verbs, next to which a name is
         expected ("when was edward moran born", "who painted the nightmare")."""
-        if not self.name_shaped(text, question, vocabulary, foreign=foreign, verbs=verbs):
+        if not self.name_shaped(text, question, vocabulary, foreign=foreign, verbs=verbs,
+                                language=language):
             return Proof(text, False, f"“{text}” is not a name (an ordinary word)")
         if self.modifier(text, question, nouns):
             return Proof(text, False, f"“{text}” describes the noun after it (“the Russian "
@@ -143,7 +153,8 @@ class AbsenceCheck:
 
     def name_shaped(self, text: str, question: str,
                     vocabulary: frozenset[str] | set[str] = frozenset(), *,
-                    foreign: bool = False, verbs: frozenset[str] = frozenset()) -> bool:
+                    foreign: bool = False, verbs: frozenset[str] = frozenset(),
+                    language: str = "en") -> bool:
         """Whether ``text`` stands in ``question`` as a name would."""
         folded = fold_name(text).split()
         if not folded or len(folded) == 1 and len(folded[0]) < MIN_NAME:
@@ -158,6 +169,15 @@ class AbsenceCheck:
                                        and len(w) > 2 for w in folded)
         span = tokens[start:start + len(folded)]
         first = start == 0
+        ordinary = len(span) == 1 and span[0].islower() and (
+            folded[0] in self.common or singularise(folded[0]) in self.common)
+        if ordinary and start > 0 and keys[start - 1] in {"the", "a", "an"} \
+                and (start < 2 or keys[start - 2] not in STRONG_CUES):
+            # one ordinary word after an article ("does the center hold"): a common noun
+            return False
+        if language in CAPITALISED_NOUNS and len(span) == 1 and before_cue(keys, start) is None:
+            # German writes every noun with a capital ("Wie viele Aquarelle …")
+            return False
         # in a question typed in title case or capitals, capitals say nothing
         capitals = len(tokens) < 3 or sum(t[:1].isupper() for t in tokens) < 0.8 * len(tokens)
         if capitals and any(t[:1].isupper() for t in span[1 if first else 0:]):
@@ -168,6 +188,8 @@ class AbsenceCheck:
         if before in {"the", "a", "an"} and start > 1:
             before = keys[start - 2]
         after = keys[start + len(folded)] if start + len(folded) < len(keys) else ""
+        if ordinary and before in NAME_CUES - STRONG_CUES:  # "come from originally"
+            return False
         if before in NAME_CUES or not foreign and (before in verbs or after in verbs):
             return True
         last = span[-1]
@@ -228,6 +250,14 @@ def _forms(label: str) -> list[str]:
     folded = fold_name(label)
     head = fold_name(re.split(r"[(,;:]", label, maxsplit=1)[0])
     return list(dict.fromkeys(f for f in (folded, head) if f))
+
+
+def before_cue(keys: Sequence[str], start: int) -> str | None:
+    """The cue word ("by", "von", "named") standing before ``keys[start]``, past an article."""
+    before = keys[start - 1] if start > 0 else ""
+    if before in {"the", "a", "an", "der", "die", "das", "dem", "den"} and start > 1:
+        before = keys[start - 2]
+    return before if before in NAME_CUES or before in FOREIGN_CUES else None
 
 
 def replace_words(question: str, text: str, new: str) -> str:

@@ -385,7 +385,7 @@ class ExactAnswerer:
                                                   foreign=language != "en",
                                                   verbs=self.relation_verbs,
                                                   elsewhere=m.elsewhere,
-                                                  nouns=self.head_nouns)
+                                                  nouns=self.head_nouns, language=language)
                                for m in missing]
         unproven = [p for p in proofs if not p.proven]
         if unproven:
