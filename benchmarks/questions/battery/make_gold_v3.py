@@ -1,25 +1,27 @@
-"""Gold for the v3 blind battery (``v3.jsonl``): every gold field is computed from the question's SPARQL.
+"""Gold for the v3 blind battery (``v3.jsonl``), computed from each question's SPARQL.
 
-Usage (from the repository root; needs ``../shared/datasets`` beside the repository and pyoxigraph)::
+Usage (from the repository root; needs ``../shared/datasets`` beside the repository)::
 
-    python benchmarks/questions/battery/make_gold_v3.py --check   # default: recompute and compare
-    python benchmarks/questions/battery/make_gold_v3.py --write   # rewrite v3.jsonl with the computed gold
-    python benchmarks/questions/battery/make_gold_v3.py --stats   # counts per graph / lang / expect
+    python benchmarks/questions/battery/make_gold_v3.py --check  # default: recompute, compare
+    python benchmarks/questions/battery/make_gold_v3.py --write  # rewrite v3.jsonl with the gold
+    python benchmarks/questions/battery/make_gold_v3.py --stats  # counts per graph/lang/expect
 
 How the result columns of a question's query are read:
 
-* ``?anchor``: the entity named in the question (work, artist, place, church); goes first in ``gold_uris``.
+* ``?anchor``: the entity named in the question (work, artist, place, church); it goes
+  first in ``gold_uris``.
 * ``?item``: an answer entity; ``gold_uris`` = anchors, then items, each once, in row order.
-* ``?label``: an answer label (a name, a title, or a year as 4 digits); ``answer_labels`` = distinct labels in
-  row order, at most 15 kept for enumerations.
-* ``?count``: for aggregations; ``answer_labels`` = [str(count)] and ``gold_count`` = count.
+* ``?label``: an answer label (a name, a title, or a year as 4 digits); ``answer_labels`` =
+  distinct labels in row order, at most 15 kept for enumerations.
+* ``?count``: for aggregations; ``answer_labels`` = [str(count)], ``gold_count`` = count.
 
-``gold_count``: the count for aggregations; the number of distinct items (or labels) for enumerations;
-``null`` for specific questions. A ``not_found`` question's query must return no row; its gold is
-``[]``, ``[]``, ``null``.
+``gold_count``: the count for aggregations; the number of distinct items (or labels) for
+enumerations; ``null`` for specific questions. A ``not_found`` question's query must return
+no row; its gold is ``[]``, ``[]``, ``null``. An ``answered`` question's query must return
+a row.
 
-The NMWA, ACM and YCBA dumps are N-Triples (named ``.n3``); the ACM one carries an IRI with ``]`` and is
-read leniently. Stores are built in memory (nothing is written into the repository).
+The NMWA, ACM and YCBA dumps are N-Triples (named ``.n3``); the ACM one carries an IRI with
+``]`` and is read leniently. Stores are built in memory (nothing is written to disk).
 Exit codes: 0 all equal, 1 a difference or an invalid question, 2 a graph file is missing.
 """
 
@@ -46,8 +48,20 @@ GRAPHS = {
     "ycba": SHARED / "ycba" / "ycba_data.n3.zip",
     "demo": REPO / "examples" / "data" / "troodos.ttl",
 }
-FIELDS = ["id", "dataset", "question", "type", "hops", "template", "gold_uris", "answer_labels",
-          "gold_count", "sparql", "expect", "lang"]
+FIELDS = [
+    "id",
+    "dataset",
+    "question",
+    "type",
+    "hops",
+    "template",
+    "gold_uris",
+    "answer_labels",
+    "gold_count",
+    "sparql",
+    "expect",
+    "lang",
+]
 TYPES = {"specific", "enumeration", "aggregation"}
 LANGS = {"en", "el", "fr", "de", "it", "es"}
 MAX_LABELS = 15
@@ -152,7 +166,9 @@ def stats(qs: list[dict[str, Any]]) -> str:
 
     def row(name: str, key: str, values: list[str]) -> None:
         for v in values:
-            cells = [sum(1 for q in qs if q["dataset"] == d and str(q.get(key)) == v) for d in order]
+            cells = [
+                sum(1 for q in qs if q["dataset"] == d and str(q.get(key)) == v) for d in order
+            ]
             lines.append(f"| {name} {v} | " + " | ".join(map(str, cells)) + f" | {sum(cells)} |")
 
     cells = [sum(1 for q in qs if q["dataset"] == d) for d in order]
@@ -170,11 +186,13 @@ def main(argv: list[str] | None = None) -> int:
     mode.add_argument("--write", action="store_true")
     mode.add_argument("--stats", action="store_true")
     args = ap.parse_args(argv)
-    qs = [json.loads(line) for line in QFILE.read_text(encoding="utf-8").splitlines() if line.strip()]
+    lines = QFILE.read_text(encoding="utf-8").splitlines()
+    qs = [json.loads(line) for line in lines if line.strip()]
     if args.stats:
         print(stats(qs))
         return 0
-    missing = [str(p) for d, p in GRAPHS.items() if not p.exists() and any(q["dataset"] == d for q in qs)]
+    used = {q["dataset"] for q in qs}
+    missing = [str(p) for d, p in GRAPHS.items() if d in used and not p.exists()]
     if missing:
         print("missing graph file(s): " + ", ".join(missing), file=sys.stderr)
         return 2
@@ -196,7 +214,8 @@ def main(argv: list[str] | None = None) -> int:
                 diffs.append(f"{q['id']}: {f} {q.get(f)!r} != computed {v!r}")
         out.append({**q, **gold})
     if args.write:
-        QFILE.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in out), encoding="utf-8")
+        text = "".join(json.dumps(q, ensure_ascii=False) + "\n" for q in out)
+        QFILE.write_text(text, encoding="utf-8")
         diffs = [x for x in diffs if "returns" in x]
         qs = out
     errs = validate(qs) + diffs
