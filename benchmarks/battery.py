@@ -15,6 +15,7 @@ Usage::
 
     python benchmarks/battery.py --index demo=/tmp/idx_demo --index nmwa=/tmp/bench_idx/nmwa
     python benchmarks/battery.py --index demo=DIR --label first-run --out results/battery.json
+    python benchmarks/battery.py --set questions/battery/v3.jsonl --index nmwa=DIR --index acm=DIR
 
 Writes ``benchmarks/results/battery-<label>.json`` (scores) and ``…-rows.jsonl`` (answers).
 """
@@ -136,6 +137,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--index", action="append", default=[], metavar="DATASET=DIR",
                         help="an index per battery file (repeat)")
     parser.add_argument("--battery", type=Path, default=BATTERY)
+    parser.add_argument("--set", type=Path, default=None, metavar="FILE",
+                        help="one question file over several graphs (v3.jsonl): each "
+                        "question goes to the --index of its `dataset`")
     parser.add_argument("--label", default="run")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
@@ -144,11 +148,14 @@ def main(argv: list[str] | None = None) -> int:
     all_rows: list[dict[str, Any]] = []
     for spec in args.index:
         name, _, folder = spec.partition("=")
-        path = args.battery / f"{name}.jsonl"
+        path = args.set or args.battery / f"{name}.jsonl"
         if not path.exists() or not (Path(folder) / "manifest.json").exists():
             print(f"{name}: no battery file {path} or no index in {folder}", file=sys.stderr)
             continue
-        rows = run(Path(folder), _load(path), scorer)
+        questions = _load(path)
+        if args.set is not None:
+            questions = [q for q in questions if q.get("dataset") == name]
+        rows = run(Path(folder), questions, scorer)
         all_rows += rows
         by_lang: dict[str, list[dict[str, Any]]] = defaultdict(list)
         by_template: dict[str, list[dict[str, Any]]] = defaultdict(list)

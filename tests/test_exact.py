@@ -134,8 +134,12 @@ def test_what_the_graph_does_not_record_is_read_in_titles_and_said(
     assert {i["uri"] for i in named.items} == {i["uri"] for i in shown.items}
     # but words of which only one is in the titles stay absent, and so do words after a
     # cue that names other relations (members of a group are not read in titles)
-    assert ask(exact, "churches of the holy goul").status == "not_found"
-    assert ask(exact, "churches by members of the holy cross").status == "not_found"
+    # ("goul" alone names Philippos Goul: "holy goul" is not proven absent, but it is
+    # not read in titles either)
+    assert ask(exact, "churches of the holy goul").status in {"not_found", "retrieval_only"}
+    # ("Holy Cross" is inside two churches' names: not proven absent either)
+    assert ask(exact, "churches by members of the holy cross").status in {"not_found",
+                                                                          "retrieval_only"}
 
 
 def test_typed_forms_ask_for_values_not_counts(exact: ExactAnswerer) -> None:

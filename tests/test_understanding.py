@@ -200,3 +200,26 @@ def test_an_ordinary_word_beside_a_cue_or_a_verb_is_no_missing_name(words: str,
                                  language=language)
     assert check.name_shaped("Rembrandt", "Wer hat die Kirche von Rembrandt gemalt?",
                              foreign=True, language="de")  # after a cue it still is
+
+
+def test_an_ordinary_word_after_a_verb_is_the_verbs() -> None:
+    check = AbsenceCheck(None)
+    question = "What's the number of photos Osvaldo Salas took that are held here?"
+    verbs = frozenset({"took", "held", "paint", "painted"})
+    assert not check.name_shaped("here", question, verbs=verbs)
+    assert not check.name_shaped("flowers", "who painted flowers", verbs=verbs)
+    assert check.name_shaped("picasso", "how many churches did picasso paint", verbs=verbs)
+
+
+def test_ordinary_words_stuck_to_a_name_are_trimmed(exact: ExactAnswerer) -> None:
+    # "number of times ischyrios …": the name is there, the ordinary word beside it is not
+    proof = exact.absence.check("times ischyrios",
+                                "number of times ischyrios was portrayed in the collection")
+    assert not proof.proven and "ischyrios" in proof.reason
+
+
+def test_a_name_inside_a_longer_name_is_no_absence(exact: ExactAnswerer) -> None:
+    # "Ischyrios Nikephoros"-like typed words inside a label found by retrieval: the graph
+    # has the name, longer ("mies van der rohe" in "Ludwig Mies van der Rohe")
+    proof = exact.absence.check("tou moutoulla", "who paid for tou moutoulla")
+    assert not proof.proven

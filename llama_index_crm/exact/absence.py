@@ -120,6 +120,10 @@ class AbsenceCheck:
         if named is not None:  # "Mowgli in the Jungle was painted by?": the work is there
             return Proof(text, False, f"“{text}” names a {named.category.lower()} of the "
                          f"graph, not the kind the reading expected", named=True)
+        trimmed = self.trimmed(text, question)
+        if trimmed is not None:  # "times moynihan": an ordinary word stuck to a name
+            return Proof(text, False, f"“{text}” holds the name “{trimmed}” beside "
+                         f"ordinary words")
         close = self.close_name(text, foreign) or self.close_document(text, foreign)
         if close is not None:
             return Proof(text, False, f"“{text}” is close to “{close}”, found by retrieval",
@@ -135,6 +139,34 @@ class AbsenceCheck:
             if word is not None:
                 return Proof(text, False, f"“{text}” may be spelt “{word}” in the graph")
         return Proof(text, True)
+
+    def trimmed(self, text: str, question: str) -> str | None:
+        """``text`` without ordinary words in lower case at its edges, when what is left
+        names a node ("number of times moynihan was portrayed" → "moynihan")."""
+        if self.names is None:
+            return None
+        tokens = [m.group() for m in _WORD.finditer(question)]
+        keys = [fold_name(t) for t in tokens]
+        words = fold_name(text).split()
+        start = _find(keys, words)
+        if start is None or len(words) < 2:
+            return None
+        typed = tokens[start:start + len(words)]
+        if [fold_name(t) for t in typed] != words:  # typed otherwise than folded ("o'keeffe")
+            return None
+
+        def ordinary(i: int) -> bool:
+            return typed[i].islower() and words[i] in self.common
+
+        first, last = 0, len(words)
+        while first < last and ordinary(first):
+            first += 1
+        while last > first and ordinary(last - 1):
+            last -= 1
+        if (first, last) == (0, len(words)) or first == last:
+            return None
+        rest = " ".join(typed[first:last])
+        return rest if self.names.lookup(rest, fuzzy=False) else None
 
     @staticmethod
     def modifier(text: str, question: str, nouns: frozenset[str]) -> bool:
@@ -190,7 +222,9 @@ class AbsenceCheck:
         after = keys[start + len(folded)] if start + len(folded) < len(keys) else ""
         if ordinary and before in NAME_CUES - STRONG_CUES:  # "come from originally"
             return False
-        if before in NAME_CUES or not foreign and (before in verbs or after in verbs):
+        if before in NAME_CUES or not foreign and (before in verbs and not ordinary
+                                                   or after in verbs):
+            # after a verb, an ordinary word is the verb's ("held here", "painted sunflowers")
             return True
         last = span[-1]
         if re.search(r"['’]s?$", last) and len(last) > 2 and not foreign:
@@ -237,6 +271,11 @@ class AbsenceCheck:
             forms = _forms(label)
             if any(fuzz.ratio(wanted, form) >= CLOSE_RATIO and form != wanted
                    for form in forms):
+                return label
+            # the typed words whole inside a person's or a title's name ("mies van der
+            # rohe" in "Ludwig Mies van der Rohe"): the graph has the name, longer
+            if len(wanted.split()) >= 2 and any(f" {wanted} " in f" {form} "
+                                                for form in forms):
                 return label
             # one word: another spelling of a word of the label ("Nikosia", "Nicosia")
             if single and any(fuzz.ratio(wanted, word) >= word_ratio and word != wanted
