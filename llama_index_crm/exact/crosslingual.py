@@ -47,9 +47,9 @@ MIN_SIMILARITY = 0.85
 """Cosine of the encoder from which a name may be read for the typed words."""
 LEAD = 0.01
 """How far the chosen name must lead any other name that is not one of its parts."""
-ANCHOR_RATIO = 85
-"""The rare word must be spelt closer still ("nicola"/"nicholas" 86; "αξεντης"/"αυθεντης",
-two names, is not)."""
+ANCHOR_RATIO = 80
+"""The rare word must be spelt closer still ("nicola"/"nicholas" 86, "neophyte"/"neophytos"
+82)."""
 RARE_NAMES = 25
 """A word of at most this many names (or 0.1 % of them) can anchor a reading: "saint" or
 "church" alone cannot ("Saint-Rembrandt-du-Lac" is no church of the graph)."""
@@ -148,7 +148,7 @@ class CrossLingualNames:
         keys = self.candidates(text)
         if not keys:
             return None
-        shown = list(dict.fromkeys(self._shown(k) for k in keys))  # one per name shown
+        shown = list(dict.fromkeys(self.shown(k) for k in keys))  # one per name shown
         try:
             with self._lock:
                 vectors = encode([text, *shown])
@@ -168,7 +168,8 @@ class CrossLingualNames:
             return None
         return shown[chosen]
 
-    def _shown(self, key: str) -> str:
+    def shown(self, key: str) -> str:
+        """The graph's name shown for a folded key."""
         found = self.names.exact(key)
         return found[0].name if found else key
 

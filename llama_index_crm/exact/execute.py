@@ -189,6 +189,7 @@ class Executor:
         self._type_lock = threading.Lock()
         self._holders: frozenset[str] | None = None
         self._materials: dict[int, str] | None = None
+        self._maker_sets: dict[str, np.ndarray] = {}
         self._type_words: dict[int, frozenset[str]] = {}
         self._type_labels: dict[int, tuple[str, ...]] = {}
         self._folded: dict[int, str] = {}
@@ -345,13 +346,20 @@ class Executor:
         nodes = self.members_of_category(var.category)
         noun = (var.noun or "").lower()
         if var.category == "Actor" and noun in MAKER_NOUNS:
-            # makers of things, and those the graph records in a role of that name
-            # ("Artist" in an exhibition's roles)
-            found = [self.walker.walk(r, self.members_of_category(r.domain)).node
+            nodes = np.intersect1d(nodes, self._makers(noun))
+        return nodes
+
+    def _makers(self, noun: str) -> np.ndarray:
+        """The actors a maker's noun stands for: makers of things, and those the graph
+        records in a role of that name ("Artist" in an exhibition's roles)."""
+        found = self._maker_sets.get(noun)
+        if found is None:
+            walks = [self.walker.walk(r, self.members_of_category(r.domain)).node
                      for r in self.lexicon.values() if r.id == "created-by" or (
                          r.via_labels and noun in r.nouns)]
-            nodes = np.intersect1d(nodes, np.unique(np.concatenate(found)))
-        return nodes
+            found = np.unique(np.concatenate(walks)) if walks else np.zeros(0, np.int64)
+            self._maker_sets[noun] = found
+        return found
 
     def _materials_named(self, anchor: Anchor) -> list[int]:
         """Materials of the graph whose names contain the anchor's as a word ("bronze":
@@ -496,6 +504,8 @@ class Executor:
         if var.category == "Thing" and var.anchor is None:
             keep &= self._works(nodes)
         noun = (var.noun or "").lower()
+        if var.category == "Actor" and var.anchor is None and noun in MAKER_NOUNS:
+            keep &= np.isin(nodes, self._makers(noun))  # "artists born in the 1920s"
         gendered = [w for w in (noun, *var.types) if w in GENDER_WORDS]
         genders = [GENDER_WORDS[w] for w in gendered]
         if genders and var.category == "Actor":

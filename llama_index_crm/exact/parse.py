@@ -855,8 +855,10 @@ class _Builder:
     def _existential(self, head: _Slot, slots: list[_Slot]) -> None:
         """A relation verb with nothing after it: "how many women are depicted" are those
         depicted in something, "works that were donated" those given by someone."""
-        for word in self.words:
+        for i, word in enumerate(self.words):
             if word in HOLDING_VERBS or word in AUX or word == head.noun:
+                continue
+            if TIME in self.words[i + 1:i + 4]:  # "born in (the) 1900(s)": the date is its object
                 continue
             for relation in self.p.relations_for(word):
                 if word not in relation.verbs or relation.value != "node":
