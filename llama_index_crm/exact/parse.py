@@ -50,16 +50,9 @@ from llama_index_crm.exact.parse_words import (
     _ORDINAL_RE,
     _TOKEN_RE,
     AUX,
-    CLASS_NOUNS,
-    COLLECTION,
-    COUNT_WORDS,
     DESCRIBE_RE,
-    DESCRIBE_WORDS,
     DETERMINERS,
-    EXCLUSIONS,
     FILLER,
-    GROUP_UNITS,
-    GROUP_WORDS,
     HOLDING_VERBS,
     HONORIFICS,
     HOW_MEASURES,
@@ -68,16 +61,12 @@ from llama_index_crm.exact.parse_words import (
     MIN_VOCABULARY_TITLE,
     NAME_NOUNS,
     NOUNS_OF,
-    NUMBERS,
-    PREPOSITIONS,
     PRONOUNS,
     QUOTE,
-    RANKING_WORDS,
-    SUPERLATIVES,
-    THING_TYPE_WORDS,
     TIME,
     TITLE_RELATION,
     WH,
+    WORDS,
     Element,
     Parsed,
     Slot,
@@ -88,6 +77,7 @@ from llama_index_crm.exact.parse_words import (
 )
 from llama_index_crm.exact.plan import Anchor, ValueFilter
 from llama_index_crm.exact.relations import Relation, RelationLexicon
+from llama_index_crm.exact.vocabulary import QuestionWords
 from llama_index_crm.query.conversation import quoted_titles
 from llama_index_crm.query.lexicon import pluralise, singularise, word_stem
 from llama_index_crm.query.temporal import find_time_range
@@ -107,19 +97,24 @@ class RulePlanner:
         present: whether the graph holds a relation at all.
         holders: IRIs of the actors that acquired most of the graph's works (the museum
             whose collection it is): "works at the museum" means the whole collection.
+        words: the question words (default: English, ``config/lexicon/planner/en.json``);
+            the class nouns, type words and vocabulary are read from them here, the
+            builder's rules use the English tables of :mod:`.parse_words`.
     """
 
     def __init__(self, names: NameIndex, lexicon: RelationLexicon | None = None,
                  type_nouns: Mapping[str, str] | None = None, trial: TrialLink | None = None,
                  present: Callable[[str], bool] | None = None,
-                 holders: Callable[[], frozenset[str]] | None = None) -> None:
+                 holders: Callable[[], frozenset[str]] | None = None,
+                 words: QuestionWords | None = None) -> None:
+        self.words = w = words or WORDS
         self.names = names
         self.lexicon = lexicon or RelationLexicon.default()
         self.trial = trial
         self.present = present or (lambda _: True)
         self.holders = holders or frozenset
-        nouns = dict(CLASS_NOUNS)
-        self.type_words: set[str] = set(THING_TYPE_WORDS)
+        nouns = dict(w.class_nouns)
+        self.type_words: set[str] = set(w.thing_type_words)
         for label, category in (type_nouns or {}).items():
             # an AAT qualifier is no part of the noun: "bronzes (visual works)" → "bronzes"
             key = fold_name(re.sub(r"\([^()]*\)", " ", label)) or fold_name(label)
@@ -136,19 +131,19 @@ class RulePlanner:
             if relation.via_labels:
                 for noun in relation.nouns:
                     nouns.setdefault(noun, relation.range)
-        for word in THING_TYPE_WORDS:
+        for word in w.thing_type_words:
             nouns.setdefault(word, "Thing")
             nouns.setdefault(pluralise(word), "Thing")
         self.nouns = nouns
         self.relation_words = {fold_name(w) for r in self.lexicon.values() for w in r.words}
-        self.vocabulary = (WH | AUX | DETERMINERS | IMPERATIVE | FILLER | COLLECTION
-                           | HOLDING_VERBS | COUNT_WORDS | PREPOSITIONS | set(PRONOUNS)
-                           | set(SUPERLATIVES) | set(NUMBERS) | set(nouns) | GROUP_WORDS
-                           | set(GROUP_UNITS)
-                           | {w for p in self.relation_words for w in p.split()}
+        self.vocabulary = (w.wh | w.aux | w.determiners | w.imperative | w.filler
+                           | w.collection | w.holding_verbs | w.count_words | w.prepositions
+                           | set(w.pronouns) | set(w.superlatives) | set(w.numbers)
+                           | set(nouns) | w.group_words | set(w.group_units)
+                           | {x for p in self.relation_words for x in p.split()}
                            | {"and", "or", "not", "no", "than", "as", "if", "whether", "did"}
-                           | DESCRIBE_WORDS | RANKING_WORDS
-                           | {w for x in EXCLUSIONS for w in x.split()})
+                           | w.describe_words | w.ranking_words
+                           | {x for e in w.exclusions for x in e.split()})
         self._vocab_list = sorted(self.vocabulary)
 
     # -- entry point -----------------------------------------------------------------------
