@@ -141,7 +141,7 @@ class RulePlanner:
                            | set(w.pronouns) | set(w.superlatives) | set(w.numbers)
                            | set(nouns) | w.group_words | set(w.group_units)
                            | {x for p in self.relation_words for x in p.split()}
-                           | {"and", "or", "not", "no", "than", "as", "if", "whether", "did"}
+                           | w.connectives
                            | w.describe_words | w.ranking_words
                            | {x for e in w.exclusions for x in e.split()})
         self._vocab_list = sorted(self.vocabulary)
@@ -255,7 +255,7 @@ class RulePlanner:
             word = el.word
             prefers = PRONOUNS.get(word)
             points_back = prefers is not None and not has_name and not replaced and (
-                word not in {"this", "that"} or i == len(elements) - 1
+                word not in WORDS.demonstratives or i == len(elements) - 1
                 or elements[i + 1].word not in self.nouns)
             if points_back:
                 chosen = [a for a in focus
@@ -266,7 +266,7 @@ class RulePlanner:
                                       "previous turn")
                 out.append(Element("mention", [word], anchor.label,
                                Mention(0, 0, anchor.label, (candidate,)),
-                               possessive=word in {"his", "her", "its", "their"}))
+                               possessive=word in WORDS.possessive_pronouns))
                 replaced = True
             else:
                 out.append(el)
@@ -292,7 +292,7 @@ class RulePlanner:
                 len(span) < MIN_VOCABULARY_TITLE or
                 sum(w not in STOP_WORDS for w in span) < 2):
             return True
-        return (span[0] in STOP_WORDS and span[0] not in {"the", "a", "an"}) or \
+        return (span[0] in STOP_WORDS and span[0] not in WORDS.articles) or \
             span[-1] in STOP_WORDS or span[-1] == "s"
 
     def _mentions(self, elements: list[Element]) -> list[Element]:

@@ -33,6 +33,7 @@ from llama_index_crm.exact.parse_words import (
     TITLE_RELATION,
     TITLE_VERBS,
     WH,
+    WORDS,
     BuilderState,
     Element,
     Slot,
@@ -236,10 +237,10 @@ class LinkParts(BuilderState):
                 i += 1
                 continue
             # "who is John Smibert": about him (but "who is in X" has a cue)
-            who_is = copula and head is not None and head.noun in {"who", "whom"} and \
+            who_is = copula and head is not None and head.noun in WORDS.person_wh and \
                 i == len(rest) - 1
             if (apposition or copula) and bare_head and head is not None and \
-                    (head.noun not in {"who", "whom"} or who_is):
+                    (head.noun not in WORDS.person_wh or who_is):
                 anchor = self._anchor(el, ["Actor"] if who_is else
                                       [head.category] if head.category else None)
                 if anchor is not None and head.category == anchor.category == "Actor" and \
@@ -273,7 +274,7 @@ class LinkParts(BuilderState):
                                 or e.word in AUX for e in rest[i - n:i]):
                 continue
             words = [e.word for e in rest[i - n:i]] + run.words
-            if words[0] in STOP_WORDS and words[0] not in {"the", "a", "an"}:
+            if words[0] in STOP_WORDS and words[0] not in WORDS.articles:
                 continue
             found = [c for c in self.p.names.lookup(" ".join(words), expected or None,
                                                     surname=False, partial=False)
@@ -334,7 +335,7 @@ class LinkParts(BuilderState):
                 found = els[i + 1].text
                 self._drop(i, i + 2)
                 return fold_name(found)
-            if el.word in {"title", "titles", "name", "names"} and i >= 3 and \
+            if el.word in WORDS.title_nouns and i >= 3 and \
                     els[i - 2].word == "in" and els[i - 1].word in {"the", "their", "its", "a"}:
                 start = i - 3
                 while start > 0 and els[start - 1].kind != "word":

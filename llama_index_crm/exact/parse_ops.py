@@ -39,6 +39,7 @@ from llama_index_crm.exact.parse_words import (
     SUPERLATIVES,
     TIME,
     WH,
+    WORDS,
     Element,
     Parsed,
     Slot,
@@ -95,7 +96,7 @@ class OperationParts(LinkParts):
             if order is None and w in SUPERLATIVES and not (
                     w in {"first", "last", "least"} and not self._superlative_noun(w)):
                 order = SUPERLATIVES[w]
-        if order is None and words and words[-1] in {"first", "last", "earliest", "latest"}:
+        if order is None and words and words[-1] in WORDS.time_ends:
             order = ("time", words[-1] in {"last", "latest"})  # "which artist was born first"
         limit = None
         for i, w in enumerate(words):
@@ -180,7 +181,7 @@ class OperationParts(LinkParts):
                         or last or after in {"of", "for"} or before[-1] in IMPERATIVE:
                     return True
         # "what is X made of / with": a statement or material named by a verb phrase
-        lead = [w for w in words[:3] if w not in {"and", "so", "then", "also"}]
+        lead = [w for w in words[:3] if w not in WORDS.clause_openers]
         return bool(lead) and lead[0] == "what" and any(
             r.value == "text" or r.id in ATTRIBUTE_RELATIONS
             for i in range(len(words) - 1)
@@ -219,7 +220,7 @@ class OperationParts(LinkParts):
     def _superlative_noun(self, word: str) -> bool:
         i = self.words.index(word)
         nxt = self.words[i + 1] if i + 1 < len(self.words) else ""
-        return nxt in self.p.nouns or nxt in {"work", "works"}
+        return nxt in self.p.nouns or nxt in WORDS.work_nouns
 
     def _head(self, wh: str | None, operation: str) -> tuple[Slot | None, list[Element]]:
         """What is asked for, and the elements to link to it: those after it, and names
@@ -234,7 +235,7 @@ class OperationParts(LinkParts):
             if w in {"who", "whom", "whoever"} and i < 4:
                 rest = [e.word for e in els[i + 2:] if e.kind == "word"]
                 actors = [k for k, x in enumerate(rest) if self.p.nouns.get(x) == "Actor"
-                          and x not in {"who", "whom"}]
+                          and x not in WORDS.person_wh]
                 if i + 1 < len(els) and els[i + 1].word in COPULA and actors and all(
                         x in COLLECTION_TAIL for x in rest[actors[-1] + 1:]) and \
                         len(rest) == len(els) - i - 2:
@@ -283,7 +284,7 @@ class OperationParts(LinkParts):
         words = [e.word for e in els[2:] if e.kind == "word"]
         attribute = None
         if any(w in self.p.type_words or singularise(w) in self.p.type_words
-               or w in {"type", "kind", "sort"} for w in words):
+               or w in WORDS.kind_nouns for w in words):
             attribute = "has-type"
         elif any(r.id == "created-by" for w in words for r in self.p.relations_for(w)) or (
                 "by" in words and anchor.category == "Thing"):
@@ -354,7 +355,7 @@ class OperationParts(LinkParts):
         if wh == "whose":
             found += [self.p.lexicon[i] for i in ("credit-line", "acquired-from")
                       if self.p.lexicon[i] not in found]
-        if wh in {"who", "whom"} and not found:
+        if wh in WORDS.person_wh and not found:
             found += [r for r in self.p.lexicon.values()
                       if r.range == "Actor" and self._verb_in(r) and r not in found]
         kind = {"when": lambda r: r.value == "time",

@@ -69,6 +69,16 @@ _KINDS = {
     "describe_words": "frozenset[str]",
     "class_nouns": "dict[str, str]",
     "thing_type_words": "frozenset[str]",
+    "connectives": "frozenset[str]",
+    "possessive_pronouns": "frozenset[str]",
+    "demonstratives": "frozenset[str]",
+    "articles": "frozenset[str]",
+    "person_wh": "frozenset[str]",
+    "kind_nouns": "frozenset[str]",
+    "title_nouns": "frozenset[str]",
+    "time_ends": "frozenset[str]",
+    "clause_openers": "frozenset[str]",
+    "work_nouns": "frozenset[str]",
 }
 """How each table is stored in memory (a JSON list → a frozenset or a tuple)."""
 
@@ -126,6 +136,16 @@ class QuestionWords:
     describe_words: frozenset[str]
     class_nouns: Mapping[str, str]
     thing_type_words: frozenset[str]
+    connectives: frozenset[str]
+    possessive_pronouns: frozenset[str]
+    demonstratives: frozenset[str]
+    articles: frozenset[str]
+    person_wh: frozenset[str]
+    kind_nouns: frozenset[str]
+    title_nouns: frozenset[str]
+    time_ends: frozenset[str]
+    clause_openers: frozenset[str]
+    work_nouns: frozenset[str]
 
     @classmethod
     def from_file(cls, path: Path) -> QuestionWords:
