@@ -14,6 +14,8 @@ import pytest
 from golden_plans import TABLE, answerers, read_table, row
 
 from llama_index_crm.exact.answerer import ExactAnswerer
+from llama_index_crm.exact.vocabulary import PLANNER_DIR, QuestionWords
+from llama_index_crm.ontology import find_config_dir
 
 ROWS = read_table()
 
@@ -45,3 +47,15 @@ def test_the_question_gets_its_golden_plan(exact: dict[str, ExactAnswerer],
         diff = "\n".join(difflib.unified_diff(_pretty(golden), _pretty(now), "golden", "now",
                                               lineterm=""))
         pytest.fail(f"{golden['question']!r} on {golden['fixture']}:\n{diff}")
+
+
+def test_the_planner_words_file_must_hold_every_table_and_no_other(tmp_path: Path) -> None:
+    source = json.loads((find_config_dir() / PLANNER_DIR / "en.json").read_text("utf-8"))
+    words = QuestionWords.from_file(find_config_dir() / PLANNER_DIR / "en.json")
+    assert words == QuestionWords.load("en") and "whom" in words.person_wh
+    del source["words"]["articles"]
+    source["words"]["adverbs"] = ["very"]
+    broken = tmp_path / "xx.json"
+    broken.write_text(json.dumps(source), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"missing \['articles'\], unknown \['adverbs'\]"):
+        QuestionWords.from_file(broken)
