@@ -33,9 +33,10 @@ from llama_index_crm.errors import LLMUnavailable
 from llama_index_crm.exact.absence import AbsenceCheck, EmptyCheck, Proof, replace_words
 from llama_index_crm.exact.execute import TITLE_RELATION, ExactResult, Executor
 from llama_index_crm.exact.language import Lexicon, Lexicons
-from llama_index_crm.exact.linking import Candidate, NameIndex
+from llama_index_crm.exact.linking import Candidate, Missing, NameIndex, Unresolved
 from llama_index_crm.exact.llm_planner import LLMPlanner
-from llama_index_crm.exact.parse import CLASS_NOUNS, Missing, Parsed, RulePlanner, Unresolved
+from llama_index_crm.exact.parse import Parsed, RulePlanner
+from llama_index_crm.exact.parse_words import CLASS_NOUNS
 from llama_index_crm.exact.plan import Anchor, ExactPlan, ValueFilter, Variable
 from llama_index_crm.exact.relations import RelationLexicon
 from llama_index_crm.exact.render import describe_plan, evidence_lines, render

@@ -46,12 +46,14 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Levenshtein
 
+from llama_index_crm.exact.plan import Anchor
 from llama_index_crm.query.conversation import word_set
 from llama_index_crm.query.lexicon import singularise
 from llama_index_crm.storage.names import NameRow, fold_name
 
-__all__ = ["MAX_SPAN", "Candidate", "Mention", "NameIndex", "content_key", "max_edits",
-           "mentions", "mentions_forms"]
+__all__ = ["MAX_SPAN", "VOCABULARY_CATEGORIES", "Candidate", "Mention", "Missing", "NameIndex",
+           "TrialLink", "Unresolved", "content_key", "link_name", "max_edits", "mentions",
+           "mentions_forms"]
 
 SCORES = {"exact": 1.0, "stripped": 0.98, "inverted": 0.98, "stop-words": 0.95,
           "short name": 0.9, "surname": 0.85, "given name": 0.85, "acronym": 0.85,
@@ -580,3 +582,104 @@ def mentions_forms(text: str, name: str) -> bool:
     if not all((stem[:-1] if len(stem) > 3 else stem) in text for stem in stems):
         return False  # a word's stem is not even in the text: no need to cut its words
     return mentions(" ".join(map(singularise, text.split())), " ".join(stems))
+
+
+# -- linking outcomes (the planners' names to nodes) ----------------------------------
+VOCABULARY_CATEGORIES = frozenset({"Place", "Concept"})
+"""Kinds of node a vocabulary often holds twice under one name (a Getty city and its
+department, both "Paris"): a name that links to several such nodes takes them together."""
+
+
+@dataclass(frozen=True, slots=True)
+class Missing:
+    """Words that should name a node but name none.
+
+    Attributes:
+        text: the words.
+        expected: the categories a node there would have.
+        closest: the graph's nearest names.
+        elsewhere: candidates of other categories (the name exists, as something else).
+    """
+
+    text: str
+    expected: tuple[str, ...]
+    closest: tuple[str, ...] = ()
+    elsewhere: tuple[Candidate, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Unresolved:
+    """Words that name several nodes equally well."""
+
+    text: str
+    candidates: tuple[Candidate, ...]
+
+
+TrialLink = Callable[[str, str | None, bool, Candidate], bool]
+"""(relation id, category of the other side, inverse, candidate) → the link has members."""
+
+
+def link_name(names: NameIndex, text: str, expected: Sequence[str] | None,
+              candidates: Sequence[Candidate] | None = None, *, exact: bool = False,
+              trial: TrialLink | None = None, relation: str | None = None,
+              inverse: bool = False, other: str | None = None,
+              prefer: Sequence[str] = ()) -> Anchor | Missing | Unresolved:
+    """The node words name, of the kind expected there; or why there is none.
+
+    Args:
+        names: the name index.
+        text: the words.
+        expected: categories a node there may have (None: any).
+        candidates: candidates found already (an exact mention); else looked up.
+        exact: ``candidates`` came from an exact name (a looser match of the expected kind
+            is then tried when none fits).
+        trial / relation / inverse / other: settle a tie by data: keep the candidates
+            through which ``relation`` finds something.
+        prefer: categories, best first, that settle a tie between nodes of several kinds
+            ("when was Alice Neel born": the person, not the portraits titled so).
+    """
+    if candidates is None:
+        candidates = names.lookup(text)
+    if not candidates:
+        return Missing(text, tuple(expected or ()), tuple(names.closest(text, expected or None)),
+                       tuple(names.containing(text)))
+    fitting = [c for c in candidates if not expected or c.category in expected]
+    if not fitting and candidates[0].how != "previous turn":
+        # a name of another kind: the expected kind may be a looser match
+        fitting = [c for c in names.lookup(text, expected) if c.how != "partial"]
+    if not fitting:
+        plain = [c for c in candidates if c.how not in {"misspelling", "partial"}]
+        return Missing(text, tuple(expected or ()), tuple(names.closest(text, expected or None)),
+                       tuple(plain[:5]) or tuple(names.containing(text)))
+    best = [c for c in fitting if c.score == fitting[0].score]
+    if len(best) > 1 and relation and trial is not None:
+        best = [c for c in best if trial(relation, other, inverse, c)] or best
+    if len({c.node for c in best}) > 1 and len({c.category for c in best}) > 1:
+        for category in prefer:  # the kind the question asks about
+            kept = [c for c in best if c.category == category]
+            if kept:
+                best = kept
+                break
+        else:  # works titled after one person or place: the person or place is meant
+            named = [c for c in best if c.category != "Thing"]
+            if len({c.node for c in named}) == 1:
+                best = named
+    if len({c.node for c in best}) > 1:
+        # the others are named after one of them ("apse of Panagia Phorbiottissa (Asinou)")
+        base = [c for c in best if all(fold_name(c.name) in fold_name(o.name) for o in best)]
+        best = base if len({c.node for c in base}) == 1 else best
+    nodes = list(dict.fromkeys(c.node for c in best))
+    same_name = len({fold_name(c.name) for c in best}) == 1 and {
+        c.category for c in best} == {"Actor"} and len(nodes) >= SHARED_NAME_NODES
+    if len(nodes) > 1 and (same_name or all(
+            c.category in VOCABULARY_CATEGORIES and c.how in {"exact", "stripped"}
+            for c in best)):
+        # places or terms of one name, or one name recorded again in every record ("The
+        # Museum of Modern Art" as the organiser of each of 754 exhibitions): together
+        chosen = best[0]  # places or terms of one name: taken together, and said
+        return Anchor(text, chosen.node, names.display(chosen.node), chosen.category,
+                      "together", tuple(nodes[1:]))
+    if len(nodes) > 1:
+        return Unresolved(text, tuple(best))
+    chosen = best[0]
+    return Anchor(text, chosen.node, names.display(chosen.node), chosen.category, chosen.how)

@@ -18,7 +18,8 @@ from llama_index.core.bridge.pydantic import BaseModel, Field
 from llama_index.core.llms import LLM
 
 from llama_index_crm.errors import CrmError
-from llama_index_crm.exact.parse import Missing, Parsed, Unresolved, link_name
+from llama_index_crm.exact.linking import Missing, Unresolved, link_name
+from llama_index_crm.exact.parse import Parsed
 from llama_index_crm.exact.plan import OPERATIONS, Anchor, ExactPlan, Link, ValueFilter, Variable
 from llama_index_crm.exact.relations import RelationLexicon
 from llama_index_crm.llm_calls import (

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
-from llama_index_crm.exact import parse as rules
+from llama_index_crm.exact import parse_words as rules
 from llama_index_crm.exact.plan import Anchor, ExactPlan
 from llama_index_crm.exact.relations import Relation, RelationLexicon
 from llama_index_crm.query.conversation import quoted_titles
