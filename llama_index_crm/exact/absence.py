@@ -72,6 +72,8 @@ MIN_WORD = 5
 """Letters a single word needs for that comparison."""
 RETRIEVED = 10
 """Documents of each channel whose labels are compared."""
+ADVERB = re.compile(r"^[a-z]{4,}ly$")
+"""An adverb in lower case ("originally", "recently"): no name after a preposition."""
 _WORD = re.compile(r"[^\W_][\w'’\-]*", re.UNICODE)
 
 
@@ -225,8 +227,8 @@ class AbsenceCheck:
         if before in {"the", "a", "an"} and start > 1:
             before = keys[start - 2]
         after = keys[start + len(folded)] if start + len(folded) < len(keys) else ""
-        if ordinary and before in NAME_CUES - STRONG_CUES:  # "come from originally"
-            return False
+        if ordinary and before in NAME_CUES - STRONG_CUES and ADVERB.search(folded[0]):
+            return False  # "come from originally" (but "portraits of picasso")
         if before in NAME_CUES or not foreign and (before in verbs and not ordinary
                                                    or after in verbs):
             # after a verb, an ordinary word is the verb's ("held here", "painted sunflowers")

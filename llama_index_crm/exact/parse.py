@@ -503,11 +503,12 @@ class _Builder(OperationParts):
         for i, word in enumerate(self.words):
             if word in HOLDING_VERBS or word in AUX or word == head.noun:
                 continue
-            if TIME in self.words[i + 1:i + 4]:  # "born in (the) 1900(s)": the date is its object
-                continue
+            dated = TIME in self.words[i + 1:i + 4]
             for relation in self.p.relations_for(word):
                 if word not in relation.verbs or relation.value != "node":
                     continue
+                if dated and relation.range == "Place":  # "born in (the) 1900(s)": the
+                    continue  # date stands where the place would, none is asked for
                 if fits(relation.domain, head.category):
                     other, inverse = relation.range, False
                 elif fits(relation.range, head.category):
