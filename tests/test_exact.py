@@ -553,3 +553,24 @@ def test_acm_a_title_many_works_bear_is_settled_by_its_maker(
     dated = exact.answer("when was the self-portrait by george bellows made")
     assert dated.status == "answered" and "1921" in dated.text
     assert "the one by George Bellows" in dated.text
+
+
+@pytest.mark.parametrize("question", [
+    "what else did the painter of the Holy Cross of Agiasmati make",
+    "show me more by the painter of Holy Cross of Agiasmati",
+    "other works by the painter of the holy cross of agiasmati",
+])
+def test_the_makers_other_works_leave_the_named_one_out(exact: ExactAnswerer,
+                                                        question: str) -> None:
+    # the third blind set's "what else did the painter of T make" was answered with the
+    # painter of T: "else" asks for the maker's works, T left out
+    answer = ask(exact, question)
+    assert answer.status == "answered", answer.plan_text
+    labels = {i["label"] for i in answer.items}
+    assert labels and "Holy Cross of Agiasmati" not in labels
+    assert "left out" in answer.text
+
+
+def test_who_else_made_a_work_still_asks_for_its_makers(exact: ExactAnswerer) -> None:
+    answer = ask(exact, "who else painted the Holy Cross of Agiasmati")
+    assert "Philippos Goul" in answer.text

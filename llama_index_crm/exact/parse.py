@@ -61,6 +61,7 @@ from llama_index_crm.exact.parse_words import (
     MIN_VOCABULARY_TITLE,
     NAME_NOUNS,
     NOUNS_OF,
+    OTHERNESS,
     PRONOUNS,
     QUOTE,
     TIME,
@@ -136,7 +137,7 @@ class RulePlanner:
             nouns.setdefault(pluralise(word), "Thing")
         self.nouns = nouns
         self.relation_words = {fold_name(w) for r in self.lexicon.values() for w in r.words}
-        self.vocabulary = (w.wh | w.aux | w.determiners | w.imperative | w.filler
+        self.vocabulary = (w.wh | w.aux | w.determiners | w.imperative | w.filler | w.otherness
                            | w.collection | w.holding_verbs | w.count_words | w.prepositions
                            | set(w.pronouns) | set(w.superlatives) | set(w.numbers)
                            | set(nouns) | w.group_words | set(w.group_units)
@@ -473,6 +474,7 @@ class _Builder(OperationParts):
         anchors = self._chain(head, rest, slots)
         if self.missing or self.ambiguous:
             return self._done(None, "names")
+        head = self._other_works(head, slots, operation)
         if head is not None and operation in {"list", "count"} and not head.links and \
                 not head.filters and head.anchor is None and not self.notes:
             self._existential(head, slots)
@@ -496,6 +498,33 @@ class _Builder(OperationParts):
         if group is not None:
             return self._group(head, slots, group, limit if operation == "group" else None)
         return self._done(self._plan(slots, operation))
+
+    def _other_works(self, head: Slot | None, slots: list[Slot],
+                     operation: str) -> Slot | None:
+        """"What else did the painter of T make", "more by the sculptor of T": the works
+        of the maker of T, T left out (not the maker, whom "else" would leave unasked)."""
+        if head is None or operation not in {"list", "count"} or not OTHERNESS & set(self.words):
+            return head
+
+        def made_by(slot: Slot) -> list[Anchor]:
+            return [other.anchor for relation, other, inverse, _ in slot.links
+                    if relation == "created-by" and inverse and other.anchor is not None
+                    and other.anchor.category == "Thing"]
+
+        if head.category == "Thing":  # "other works by the maker of T": T left out
+            for relation, other, inverse, _ in head.links:
+                if relation == "created-by" and not inverse and other.category == "Actor":
+                    head.exclude.extend(n for a in made_by(other) for n in a.nodes)
+            return head
+        # the maker named by a noun ("the painter of T"), not asked for ("who else painted T")
+        made = made_by(head) if head.category == "Actor" and head.noun not in WH else []
+        if not made:
+            return head
+        works = Slot("Thing", "works")
+        works.links.append(("created-by", head, False, ()))
+        works.exclude.extend(made[0].nodes)
+        slots.insert(0, works)
+        return works
 
     def _existential(self, head: Slot, slots: list[Slot]) -> None:
         """A relation verb with nothing after it: "how many women are depicted" are those

@@ -68,6 +68,8 @@ PRONOUNS = WORDS.pronouns
 """Words that may point back to the previous turn, with the category they prefer."""
 IMPERATIVE = WORDS.imperative
 FILLER = WORDS.filler
+OTHERNESS = WORDS.otherness
+"""Words asking for others than the one named ("what else did the painter of T make")."""
 COLLECTION = WORDS.collection
 HOLDING_VERBS = WORDS.holding_verbs
 _TYPE_SYNONYMS = WORDS.type_synonyms

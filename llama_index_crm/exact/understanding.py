@@ -106,6 +106,7 @@ class PlannerWords:
 def planner_words() -> PlannerWords:
     """The rule planner's word tables, as roles for coverage."""
     grammar = (rules.AUX | rules.COPULA | rules.DETERMINERS | rules.IMPERATIVE | rules.FILLER
+               | rules.OTHERNESS
                | rules.COLLECTION | rules.HOLDING_VERBS | rules.PREPOSITIONS
                | rules.TITLE_VERBS | rules.HONORIFICS | rules.TITLE_JOINERS
                | frozenset(rules.PRONOUNS) | frozenset(rules.NUMBERS)

@@ -39,6 +39,7 @@ _KINDS = {
     "pronouns": "dict[str, str]",
     "imperative": "frozenset[str]",
     "filler": "frozenset[str]",
+    "otherness": "frozenset[str]",
     "collection": "frozenset[str]",
     "holding_verbs": "frozenset[str]",
     "type_synonyms": "dict[str, str]",
@@ -106,6 +107,7 @@ class QuestionWords:
     pronouns: Mapping[str, str]
     imperative: frozenset[str]
     filler: frozenset[str]
+    otherness: frozenset[str]
     collection: frozenset[str]
     holding_verbs: frozenset[str]
     type_synonyms: Mapping[str, str]
