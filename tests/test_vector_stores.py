@@ -13,6 +13,7 @@ import importlib.util
 import json
 import shutil
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -97,12 +98,25 @@ def test_store_inside_the_folder_reloads_and_equals_faiss(
     assert any((out / "vector_store").iterdir())  # the store's own files, on disk
     fresh = CrmGraphIndex.load(out)
     try:
+        # threads searching at once open the store once (Qdrant's local mode locks it)
+        q = fresh.embed_query(QUESTIONS[0])
+        with ThreadPoolExecutor(4) as pool:
+            found = list(pool.map(lambda _: tuple(fresh.dense.search(q, 10)), range(8)))
+        assert len(set(found)) == 1
         assert fresh.dense.faiss_index is None
         _assert_same_as_faiss(fresh, faiss_build)
         assert fresh.dense.store is not None
         assert type(fresh.dense.store.store).__name__ == STORE_CLASSES[kind]
+        fresh.persist(tmp_path / "copy")  # the store inside the folder is copied with it
     finally:
         fresh.close()
+    shutil.rmtree(out)
+    copy = CrmGraphIndex.load(tmp_path / "copy")
+    try:
+        assert copy.manifest["vector_store"]["path"] == "vector_store"
+        _assert_same_as_faiss(copy, faiss_build)
+    finally:
+        copy.close()
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -145,8 +146,13 @@ class StoreSpec:
         except ImportError as exc:
             raise CrmError(f"the {self.kind} vector store needs its packages: pip install "
                            f"'{EXTRAS[self.kind]}' ({exc})") from exc
-        client = qdrant_client.QdrantClient(url=self.location) if self.is_url else \
-            qdrant_client.QdrantClient(path=self.location)
+        try:
+            client = qdrant_client.QdrantClient(url=self.location) if self.is_url else \
+                qdrant_client.QdrantClient(path=self.location)
+        except RuntimeError as exc:  # local mode: one client per folder
+            raise CrmError(f"the Qdrant folder {self.location} is open elsewhere (Qdrant's "
+                           f"local mode allows one client: close the other index with "
+                           f".close(), or serve it with a Qdrant server): {exc}") from exc
         if fresh and client.collection_exists(self.name):
             client.delete_collection(self.name)
         # no payload index on doc ids: nothing filters by them (and local mode ignores it)
@@ -253,6 +259,7 @@ class StoreSearch:
         self.row_of = row_of
         self.vectors = vectors
         self._row_of_id: dict[str, int] | None = None
+        self._lock = threading.Lock()
 
     def rows_for(self, result: Any) -> list[int]:
         """The rows of a query result, by node metadata (the uri) or by id."""
@@ -275,7 +282,9 @@ class StoreSearch:
         from llama_index.core.vector_stores.types import VectorStoreQuery
 
         if self.store is None:
-            self.store = self._opener()
+            with self._lock:  # threads searching at once open it once
+                if self.store is None:
+                    self.store = self._opener()
         query = VectorStoreQuery(query_embedding=[float(x) for x in q[0]],
                                  similarity_top_k=min(k + OVERFETCH, len(self.vectors)))
         try:
@@ -291,6 +300,7 @@ class StoreSearch:
 
     def close(self) -> None:
         """Close the store (it is opened again on the next search)."""
-        if self.store is not None:
-            close(self.store)
-            self.store = None
+        with self._lock:
+            if self.store is not None:
+                close(self.store)
+                self.store = None
