@@ -96,6 +96,7 @@ def cmd_build(args: argparse.Namespace) -> int:
                 embed_backend=args.embed_backend, resume=args.resume,
                 chunk_size=args.chunk_size, workers=args.workers, on_chunk=on_chunk,
                 on_embedded=on_embedded, fr_paths=args.fr_paths, close_source=True,
+                vector_store=args.vector_store,
             )
             stats = BuildStats(**index.manifest["stats"])
     finally:
@@ -386,6 +387,17 @@ def _source_arguments(p: argparse.ArgumentParser) -> None:
                           help="list subjects N at a time, for servers that cap result sizes")
 
 
+def _vector_store_arg(text: str) -> str:
+    """``--vector-store``, checked before anything is built."""
+    from llama_index_crm.graph.vector_stores import StoreSpec
+
+    try:
+        StoreSpec.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+    return text
+
+
 def make_parser() -> argparse.ArgumentParser:
     """The argument parser of ``crm-rag``."""
     parser = argparse.ArgumentParser(prog="crm-rag", description=__doc__)
@@ -418,6 +430,12 @@ def make_parser() -> argparse.ArgumentParser:
                        help="encoder of the bundled model: onnx-int8 (default), onnx, torch, "
                             "or model2vec (alias fast: a static model, much faster, weaker "
                             "retrieval); a named --embed-model runs on torch")
+    build.add_argument("--vector-store", default=None, metavar="KIND[:WHERE]",
+                       type=_vector_store_arg,
+                       help="where the dense vectors are searched: faiss (default), "
+                            "lancedb:PATH (pip install 'llama-index-crm[lancedb]') or "
+                            "qdrant:PATH_OR_URL ('llama-index-crm[qdrant]'); no PATH: the "
+                            "index folder's vector_store/; the manifest records it")
     build.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     build.set_defaults(func=cmd_build)
 

@@ -33,6 +33,7 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.llms import LLM
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import MetadataMode
+from llama_index.core.vector_stores.types import BasePydanticVectorStore
 
 from llama_index_crm.build.builder import (
     CHUNK_SIZE,
@@ -66,7 +67,7 @@ from llama_index_crm.embeddings import (
     model_id,
     prepare_model_files,
 )
-from llama_index_crm.errors import IndexFormatError
+from llama_index_crm.errors import CrmError, IndexFormatError
 from llama_index_crm.graph.data import METADATA_CLASSES, GraphData
 from llama_index_crm.graph.parts import (
     APPROXIMATE_ABOVE,
@@ -85,6 +86,7 @@ from llama_index_crm.graph.parts import (
     names_of,
     write_search_parts,
 )
+from llama_index_crm.graph.vector_stores import DEFAULT_PATH, StoreSpec, write_store
 from llama_index_crm.rdf import Triple
 from llama_index_crm.sources import open_source
 from llama_index_crm.sources.base import GraphSource
@@ -132,6 +134,7 @@ class CrmGraphIndex(GraphData):
         on_embedded: Callable[[int, int], None] | None = None,
         fr_paths: FRPaths = DEFAULT_FR_PATHS,
         close_source: bool | None = None,
+        vector_store: BasePydanticVectorStore | str | None = None,
     ) -> CrmGraphIndex:
         """Build the index of a graph into ``out_dir`` (atomically) and return it.
 
@@ -156,7 +159,20 @@ class CrmGraphIndex(GraphData):
             fr_paths: how FR targets are found, ``"sparql"`` or ``"walk"`` (same documents).
             close_source: close the source once its chunks are built, so that a parsed
                 graph is not held under the embedding (default: when it was opened here).
+            vector_store: the dense channel's store instead of FAISS: any LlamaIndex
+                ``BasePydanticVectorStore`` (outside ``out_dir``; its nodes are added), or
+                ``"lancedb:PATH"``, ``"qdrant:PATH_OR_URL"`` (made here; a relative PATH is
+                the working directory's, and may lie inside ``out_dir``; no PATH: the
+                folder's ``vector_store/``). The manifest records it for :meth:`load`
+                (:mod:`~llama_index_crm.graph.vector_stores`).
         """
+        store: StoreSpec | BasePydanticVectorStore | None = \
+            StoreSpec.parse(vector_store) if isinstance(vector_store, str) else vector_store
+        if isinstance(store, StoreSpec):
+            store.require()
+            if not store.location:
+                store = StoreSpec(store.kind, str(Path(out_dir).resolve() / DEFAULT_PATH),
+                                  store.name)
         out = Path(out_dir).resolve()
         work = work_dir_for(out)
         own_source = not isinstance(source, GraphSource)
@@ -182,9 +198,11 @@ class CrmGraphIndex(GraphData):
         model, manifest = _write_index(
             work, docs, docstore, stats, description, embed_model=embed_model,
             embed_backend=embed_backend, cache_dir=cache_dir, embed_chars=embed_chars,
-            approximate_above=approximate_above, on_embedded=on_embedded)
+            approximate_above=approximate_above, on_embedded=on_embedded,
+            vector_store=store, out=out)
         replace_folder(work, out)
-        return cls.load(out, embed_model=model, manifest=manifest)
+        return cls.load(out, embed_model=model, manifest=manifest,
+                        vector_store=None if isinstance(store, StoreSpec) else store)
 
     @classmethod
     def update(
@@ -210,7 +228,9 @@ class CrmGraphIndex(GraphData):
         or ``delta``), or a source read again (``source`` files, or ``endpoint``), whose
         difference from the stored triples is the change. Only the documents the change
         touches are written again (:mod:`llama_index_crm.build.affected`) and only their
-        changed texts embedded; the archive, labels, chaining, FAISS, BM25, PageRank, the
+        changed texts embedded; the archive, labels, chaining, FAISS (or an embedded
+        LanceDB or Qdrant store inside the folder: a store elsewhere is refused), BM25,
+        PageRank, the
         name table and the manifest (with a history of updates) follow. The new folder is
         written beside the index and renamed over it: an interrupted update leaves the
         index as it was, and running it again does the work again.
@@ -228,6 +248,7 @@ class CrmGraphIndex(GraphData):
         if manifest is None or not manifest.get("embedding"):
             raise IndexFormatError(f"{out} is not a built index (no {MANIFEST} with "
                                    "embeddings); build it with crm-rag build ... --out DIR")
+        store = _updatable_store(out, manifest)
         started = time.perf_counter()
         if delta is None:
             if source is not None or endpoint is not None:
@@ -284,6 +305,7 @@ class CrmGraphIndex(GraphData):
                 embed_model=model, embed_backend=built.get("backend"), cache_dir=cache_dir,
                 embed_chars=chars, approximate_above=approximate_above,
                 on_embedded=on_embedded, previous=(old_ids, vectors, old_texts),
+                vector_store=store, out=out,
                 extra={"embedding": built, "created": manifest.get("created"),
                        "updates": history})
             entry["embedded"] = new_manifest["embedding"]["documents_embedded"]  # type: ignore[index]
@@ -317,7 +339,16 @@ class CrmGraphIndex(GraphData):
                 shutil.copy2(self.folder / name, work / name)
         write_search_parts(work, self.doc_ids, self.vectors, self.faiss_index, self.bm25,
                             self.bm25_settings, self.statistics)
-        (work / MANIFEST).write_text(json.dumps(self.manifest, indent=1, ensure_ascii=False))
+        manifest = dict(self.manifest)
+        recorded = manifest.get("vector_store")
+        if recorded is not None and recorded.get("path"):
+            spec = StoreSpec.from_record(recorded).resolved(self.folder)
+            if spec.inside(self.folder):  # copied with the folder
+                self.close()
+                shutil.copytree(spec.location, work / recorded["path"])
+            else:  # the same store, its path relative to the new folder
+                manifest["vector_store"] = spec.record(out)
+        (work / MANIFEST).write_text(json.dumps(manifest, indent=1, ensure_ascii=False))
         replace_folder(work, out)
 
     # -- the query phase -----------------------------------------------------------------
@@ -382,13 +413,16 @@ def _write_index(
     on_embedded: Callable[[int, int], None] | None = None,
     previous: tuple[list[str], np.ndarray, dict[str, str]] | None = None,
     extra: dict[str, Any] | None = None,
+    vector_store: StoreSpec | BasePydanticVectorStore | None = None,
+    out: Path | None = None,
 ) -> tuple[BaseEmbedding, dict[str, object]]:
     """Everything after the documents: names, FR links, vectors, FAISS, BM25, statistics,
     document metadata and the manifest, written into ``work``.
 
     ``previous``: an earlier index's (doc ids, vectors, embedded texts by id): a document
     whose embedded text is unchanged keeps its vector, and the model is loaded only when
-    some text is new (an update).
+    some text is new (an update). ``vector_store``: filled instead of a FAISS index
+    being written (``out``: the folder ``work`` becomes).
     """
     doc_ids = [d.uri for d in docs]
     texts = [embedding_text(n.get_content(metadata_mode=MetadataMode.EMBED), embed_chars)
@@ -443,7 +477,12 @@ def _write_index(
     release_freed_memory()  # the embedding's freed heap, before BM25 and the statistics
     settings = Bm25Settings()
     bm25 = bm25_retriever([lexical_node(d) for d in docs], settings)
-    index = faiss_index(vectors, approximate_above)
+    store_entry: dict[str, str] | None = None
+    if vector_store is None:
+        index = faiss_index(vectors, approximate_above)
+    else:
+        index = None
+        store_entry = write_store(vector_store, work, out or work, doc_ids, vectors)
     statistics = GraphStatistics.compute(
         pq.read_table(work / FR_EDGES_FILE),
         pq.read_table(work / TRIPLES_FILE, columns=["s", "p", "o"]),
@@ -464,10 +503,30 @@ def _write_index(
     manifest = write_manifest(work, description, stats, {
         "embedding": embedding,
         "counts": _counts(docs, stats),
-        "faiss": type(index).__name__,
+        **({"faiss": type(index).__name__} if store_entry is None else
+           {"vector_store": store_entry}),
         **(extra or {}),
     })
     return model, manifest  # type: ignore[return-value]
+
+
+def _updatable_store(out: Path, manifest: dict[str, Any]) -> StoreSpec | None:
+    """The vector store an update writes again: None for FAISS, an embedded store inside
+    the index folder (written anew into the update's work folder); any other is refused,
+    since it could not be replaced atomically with the folder."""
+    recorded = manifest.get("vector_store")
+    if recorded is None:
+        return None
+    spec = StoreSpec.from_record(recorded) if recorded.get("kind") in ("lancedb", "qdrant") \
+        else None
+    if spec is not None and not spec.is_url and spec.resolved(out).inside(out):
+        return spec.resolved(out)
+    where = recorded.get("url") or recorded.get("path") or recorded.get("class")
+    raise CrmError(
+        f"{out} keeps its vectors in a {recorded.get('kind')} store outside the index "
+        f"folder ({where}), which an update cannot replace with the folder: rebuild the "
+        f"index instead (crm-rag build ... --out {out} --vector-store ...), or build it with "
+        f"FAISS or a store inside the folder (--vector-store {recorded.get('kind')})")
 
 
 def _counts(docs: Sequence[Any], stats: BuildStats) -> dict[str, Any]:

@@ -10,15 +10,21 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import bm25s
 import numpy as np
 from llama_index.retrievers.bm25 import BM25Retriever
 
+if TYPE_CHECKING:
+    from llama_index_crm.graph.vector_stores import StoreSearch
+
 logging.getLogger("bm25s").setLevel(logging.NOTSET)
 # bm25s sets its logger to DEBUG when imported: its debug lines reached any handler the
 # application had ("DEBUG:bm25s:Building index from IDs objects" in the demo's output)
 
+TIE_MARGIN = 10
+"""Rows asked beyond ``k`` of an unrestricted dense search, so that ties are ordered by row."""
 RRF_K = 60
 """The k of reciprocal rank fusion: score = Σ weight / (k + rank)."""
 
@@ -41,16 +47,21 @@ def rrf(rankings: Mapping[str, Sequence[int]], weights: Mapping[str, float],
 
 
 class DenseChannel:
-    """Cosine similarity over normalised document vectors (FAISS ``IndexFlatIP``).
+    """Cosine similarity over normalised document vectors (FAISS ``IndexFlatIP``, or
+    another vector store).
 
     Args:
         vectors: one normalised row per document (float32).
         faiss_index: the FAISS index over the same rows (used for unrestricted search).
+        store: instead of FAISS, a vector store's search
+            (:class:`~llama_index_crm.graph.vector_stores.StoreSearch`).
     """
 
-    def __init__(self, vectors: np.ndarray, faiss_index: object) -> None:
+    def __init__(self, vectors: np.ndarray, faiss_index: object,
+                 store: StoreSearch | None = None) -> None:
         self.vectors = vectors
         self.faiss_index = faiss_index
+        self.store = store
 
     def search(self, query: np.ndarray, k: int,
                rows: np.ndarray | None = None) -> list[tuple[int, float]]:
@@ -58,10 +69,17 @@ class DenseChannel:
         if k <= 0 or len(self.vectors) == 0:
             return []
         q = np.asarray(query, dtype=np.float32).reshape(1, -1)
+        if rows is None and self.store is not None:
+            return self.store.search(q, k)
         if rows is None:
-            scores, found = self.faiss_index.search(q, min(k, len(self.vectors)))  # type: ignore[attr-defined]
-            return [(int(r), float(s)) for r, s in zip(found[0], scores[0], strict=True)
+            # a few more than k, so that rows of equal score (the same embedded text) are
+            # taken and ordered by row, as a vector store's are: FAISS leaves them in its
+            # heap's order
+            scores, found = self.faiss_index.search(  # type: ignore[attr-defined]
+                q, min(k + TIE_MARGIN, len(self.vectors)))
+            hits = [(int(r), float(s)) for r, s in zip(found[0], scores[0], strict=True)
                     if r >= 0]
+            return sorted(hits, key=lambda h: (-h[1], h[0]))[:k]
         if len(rows) == 0:
             return []
         sims = self.vectors[rows] @ q[0]

@@ -45,6 +45,7 @@ from llama_index_crm.graph.parts import (
     DocMeta,
     load_bm25,
 )
+from llama_index_crm.graph.vector_stores import StoreSearch, check_recorded, open_recorded
 from llama_index_crm.ontology import Ontology
 from llama_index_crm.rdf import fold_label
 from llama_index_crm.storage import CrmDocumentStore, TripleStore
@@ -86,6 +87,7 @@ class GraphData:
         fr_csr: tuple[np.ndarray, np.ndarray],
         embed_model: BaseEmbedding | None = None,
         ontology: Ontology | None = None,
+        vector_store: Any = None,
     ) -> None:
         self.folder = folder
         self.docstore = docstore
@@ -101,7 +103,16 @@ class GraphData:
         self.fr_offsets, self.fr_targets = fr_csr
         self.ontology = ontology or Ontology.default()
         self._embed_model = embed_model
-        self.dense = DenseChannel(vectors, faiss_index)
+        recorded = manifest.get("vector_store")
+        self.vector_store = vector_store
+        """The LlamaIndex vector store given to :meth:`load` (None: FAISS or the recorded
+        store, opened on the first search)."""
+        store = None
+        if vector_store is not None:
+            store = StoreSearch(lambda: vector_store, self.row_of, vectors)
+        elif recorded is not None:
+            store = StoreSearch(lambda: open_recorded(recorded, folder), self.row_of, vectors)
+        self.dense = DenseChannel(vectors, faiss_index, store)
         self.lexical = LexicalChannel(bm25, bm25_settings.language)
         self.names = NameMatcher(meta.names)
         """Whole names of entities found verbatim in a question: entity linking."""
@@ -292,11 +303,15 @@ class GraphData:
 
     # -- building ------------------------------------------------------------------------
 
-    @classmethod
+    def close(self) -> None:
+        """Let go of the vector store's files (a Qdrant folder is locked while open)."""
+        if self.dense.store is not None:
+            self.dense.store.close()
+
     @classmethod
     def load(cls: type[G], folder: str | Path, *, embed_model: BaseEmbedding | str | None = None,
              embed_backend: str | None = None,
-             manifest: dict[str, Any] | None = None) -> G:
+             manifest: dict[str, Any] | None = None, vector_store: Any = None) -> G:
         """Open a persisted index.
 
         Args:
@@ -306,6 +321,10 @@ class GraphData:
             embed_backend: the encoder backend expected (None: the one the index was built
                 with, from its manifest); another one is refused.
             manifest: the manifest, when the caller has just written it.
+            vector_store: the LlamaIndex vector store the index was built with, when its
+                manifest cannot name it (a store other than FAISS, LanceDB or Qdrant);
+                None: FAISS, or the store the manifest records
+                (:mod:`~llama_index_crm.graph.vector_stores`).
 
         Raises:
             IndexFormatError: missing or corrupt folder, another package version, another
@@ -344,7 +363,11 @@ class GraphData:
             docstore = CrmDocumentStore.from_persist_dir(path)
             doc_ids = json.loads((path / DOC_IDS).read_text())
             vectors = np.load(path / VECTORS, mmap_mode="r")
-            faiss_index = faiss.read_index(str(path / FAISS_FILE))
+            recorded = manifest.get("vector_store")
+            faiss_index = faiss.read_index(str(path / FAISS_FILE)) if recorded is None \
+                else None
+            if recorded is not None and vector_store is None:
+                check_recorded(recorded, path)
             settings = Bm25Settings(**json.loads((path / BM25_DIR / BM25_SETTINGS).read_text()))
             bm25 = load_bm25(path / BM25_DIR, settings)
             statistics = GraphStatistics.load(path)
@@ -359,10 +382,12 @@ class GraphData:
                 f"{path} is incomplete or corrupt ({type(exc).__name__}: {exc}). "
                 f"{rebuild_hint(path)}"
             ) from exc
-        if len(doc_ids) != len(vectors) or faiss_index.ntotal != len(doc_ids):
+        entries = len(doc_ids) if faiss_index is None else faiss_index.ntotal
+        if len(doc_ids) != len(vectors) or entries != len(doc_ids):
             raise IndexFormatError(
                 f"{path}: {len(doc_ids)} documents but {len(vectors)} vectors and "
-                f"{faiss_index.ntotal} FAISS entries. {rebuild_hint(path)}"
+                f"{entries} FAISS entries. {rebuild_hint(path)}"
             )
         return cls(path, docstore, doc_ids, np.asarray(vectors), faiss_index, bm25, settings,
-                   statistics, manifest, meta, fr_csr, embed_model=model)
+                   statistics, manifest, meta, fr_csr, embed_model=model,
+                   vector_store=vector_store)

@@ -165,12 +165,14 @@ def load_bm25(folder: Path, settings: Bm25Settings) -> BM25Retriever:
 
 
 def write_search_parts(folder: Path, doc_ids: list[str], vectors: np.ndarray,
-                       faiss_index: Any, bm25: BM25Retriever, settings: Bm25Settings,
+                       faiss_index: Any | None, bm25: BM25Retriever, settings: Bm25Settings,
                        statistics: GraphStatistics) -> None:
-    """Write row ids, vectors, FAISS, BM25 and statistics into ``folder``."""
+    """Write row ids, vectors, FAISS (unless another vector store holds the vectors),
+    BM25 and statistics into ``folder``."""
     (folder / DOC_IDS).write_text(json.dumps(doc_ids, ensure_ascii=False))
     np.save(folder / VECTORS, np.ascontiguousarray(vectors, dtype=np.float32))
-    faiss.write_index(faiss_index, str(folder / FAISS_FILE))
+    if faiss_index is not None:
+        faiss.write_index(faiss_index, str(folder / FAISS_FILE))
     _write_bm25(folder / BM25_DIR, bm25, doc_ids, settings)
     statistics.persist(folder)
 
