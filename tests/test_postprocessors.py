@@ -413,7 +413,7 @@ def test_ranked_triples_are_the_order_of_sorted_tuples(demo_index: Any) -> None:
     named = np.asarray(list(names), dtype=np.int64)
     tiers = set()
     for doc, ids in enumerate(entities):
-        expected = []
+        expected: list[tuple[int, bool, float, int, int, int, int]] = []
         for entity in ids.tolist():
             for p_ids, n_ids, incoming in ((*store.out_ids(entity), False),
                                            (*store.in_ids(entity), True)):
