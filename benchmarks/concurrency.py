@@ -104,15 +104,16 @@ _WORKER: dict[str, Any] = {}
 """A worker process's pipeline (``--processes``)."""
 
 
-def _start_worker(folder: str, questions: list[str]) -> None:
+def _start_worker(folder: str, questions: list[str], started: Any) -> None:
     """Load the index in this worker process and answer every question once, untimed (the
-    caches a serving process has warm)."""
+    caches a serving process has warm); then wait until every worker has done so."""
     from llama_index_crm.index import CrmGraphIndex
 
     pipeline = CrmGraphIndex.load(folder).as_query_pipeline()
     for question in questions:
         pipeline.run(question)
     _WORKER["pipeline"] = pipeline
+    started.wait()
 
 
 def _worker_key(question: str) -> list[Any]:
@@ -120,6 +121,7 @@ def _worker_key(question: str) -> list[Any]:
 
 
 def _ready(_: int) -> int:
+    time.sleep(0.2)  # long enough for every worker to take one
     return os.getpid()
 
 
@@ -245,9 +247,12 @@ def _process_run(folder: Path, questions: list[str], asked: list[str],
     from concurrent.futures import ProcessPoolExecutor
 
     context = multiprocessing.get_context("spawn")
+    started = context.Barrier(args.processes)
     with ProcessPoolExecutor(args.processes, mp_context=context, initializer=_start_worker,
-                             initargs=(str(folder), questions)) as pool:
-        pids = set(pool.map(_ready, range(args.processes * 4)))
+                             initargs=(str(folder), questions, started)) as pool:
+        pids = set(pool.map(_ready, range(args.processes * 2)))
+        if len(pids) != args.processes:
+            raise RuntimeError(f"{len(pids)} of {args.processes} worker processes answered")
         quiet = wait_for_quiet(args.max_wait)
         wall0 = time.perf_counter()
         keys = list(pool.map(_worker_key, asked))
