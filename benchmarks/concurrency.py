@@ -100,6 +100,31 @@ class _Sampler:
         self.peak = max(self.peak, _rss_mb())
 
 
+_WORKER: dict[str, Any] = {}
+"""A worker process's pipeline (``--processes``)."""
+
+
+def _start_worker(folder: str, questions: list[str], started: Any) -> None:
+    """Load the index in this worker process and answer every question once, untimed (the
+    caches a serving process has warm); then wait until every worker has done so."""
+    from llama_index_crm.index import CrmGraphIndex
+
+    pipeline = CrmGraphIndex.load(folder).as_query_pipeline()
+    for question in questions:
+        pipeline.run(question)
+    _WORKER["pipeline"] = pipeline
+    started.wait()
+
+
+def _worker_key(question: str) -> list[Any]:
+    return _key(_WORKER["pipeline"].run(question))
+
+
+def _ready(_: int) -> int:
+    time.sleep(0.2)  # long enough for every worker to take one
+    return os.getpid()
+
+
 def questions_for(dataset: str | None) -> list[str]:
     if dataset in DEV and DEV[dataset].is_file():
         rows = [json.loads(line) for line in DEV[dataset].read_text().splitlines() if line]
@@ -116,6 +141,9 @@ def main(argv: list[str] | None = None) -> int:
                         "else ycba when the index folder is named so, else the demo's)")
     parser.add_argument("--threads", default="1,2,4,8")
     parser.add_argument("--rounds", type=int, default=3, help="times the set is asked per run")
+    parser.add_argument("--processes", type=int, default=2,
+                        help="also ask the set through this many worker processes, each "
+                        "with the index loaded (0: not)")
     parser.add_argument("--max-wait", type=float, default=120.0,
                         help="seconds to wait for a quiet machine before each run")
     parser.add_argument("--output", type=Path, default=RESULTS / "concurrency.json")
@@ -165,6 +193,13 @@ def main(argv: list[str] | None = None) -> int:
               f"cpu {cpu / wall:4.2f} cores, peak {memory.peak:.0f} MB, "
               f"{differ} differ from serial (load {quiet['load_1m']})", flush=True)
 
+    processes: dict[str, Any] | None = None
+    if args.processes > 0:
+        processes = _process_run(folder, questions, asked, serial, args)
+        print(f"{args.processes} processes: {processes['questions_per_s']:6.2f} questions/s, "
+              f"{processes['answers_differing_from_serial']} differ from serial "
+              f"(load {processes['load_1m']})", flush=True)
+
     async def gather() -> list[Any]:
         return await asyncio.gather(*(engine.aquery(q) for q in asked))
 
@@ -184,12 +219,15 @@ def main(argv: list[str] | None = None) -> int:
     by_threads = {r["threads"]: r["questions_per_s"] for r in runs}
     speedup = {f"{t}/1": round(by_threads[t] / by_threads[1], 2)
                for t in by_threads if 1 in by_threads and t != 1}
+    if processes is not None and 1 in by_threads:
+        speedup[f"{args.processes} processes/1 thread"] = round(
+            processes["questions_per_s"] / by_threads[1], 2)
     print("speed-up over 1 thread:", speedup)
     result = {"machine": machine_info(), "index": folder.name, "dataset": dataset,
               "questions": len(questions), "rounds": args.rounds,
               "load_s": round(load_s, 2), "rss_loaded_mb": round(rss_loaded),
               "rss_warm_mb": round(rss_warm), "threads": runs, "speedup": speedup,
-              "asyncio_gather": gathered, "command": " ".join(
+              "asyncio_gather": gathered, "processes": processes, "command": " ".join(
                   ["python", "benchmarks/concurrency.py",
                    *("<index>" if a == str(args.index) else a for a in argv or sys.argv[1:])])}
     args.output.parent.mkdir(parents=True, exist_ok=True)
@@ -198,7 +236,42 @@ def main(argv: list[str] | None = None) -> int:
     os.replace(tmp, args.output)
     print(f"wrote {args.output}")
     return 0 if all(r["answers_differing_from_serial"] == 0 for r in runs) and not differ \
-        else 1
+        and not (processes or {}).get("answers_differing_from_serial") else 1
+
+
+def _process_run(folder: Path, questions: list[str], asked: list[str],
+                 serial: list[list[Any]], args: argparse.Namespace) -> dict[str, Any]:
+    """The same questions through ``args.processes`` worker processes (a server's
+    ``--workers``), each with its own loaded and warmed index; timed once all are ready."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context("spawn")
+    started = context.Barrier(args.processes)
+    with ProcessPoolExecutor(args.processes, mp_context=context, initializer=_start_worker,
+                             initargs=(str(folder), questions, started)) as pool:
+        pids = set(pool.map(_ready, range(args.processes * 2)))
+        if len(pids) != args.processes:
+            raise RuntimeError(f"{len(pids)} of {args.processes} worker processes answered")
+        quiet = wait_for_quiet(args.max_wait)
+        wall0 = time.perf_counter()
+        keys = list(pool.map(_worker_key, asked))
+        wall = time.perf_counter() - wall0
+        rss = sum(_rss_of(pid) for pid in pids)
+    differ = sum(k != serial[i % len(questions)] for i, k in enumerate(keys))
+    return {"processes": args.processes, "questions": len(asked), "wall_s": round(wall, 3),
+            "questions_per_s": round(len(asked) / wall, 2),
+            "workers_rss_mb": round(rss), "answers_differing_from_serial": differ, **quiet}
+
+
+def _rss_of(pid: int) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
 
 
 if __name__ == "__main__":

@@ -120,9 +120,12 @@ class LexicalChannel:
             return []
         if self._rows is None or len(self._rows) != n_docs:
             self._rows = np.arange(n_docs)
+        # n_threads=0: scored in this thread. Any other value starts a thread pool for
+        # each call (bm25s), and under the GIL every start and join waits for a switch
+        # (issue 25: it cost questions asked at once more than the scoring itself)
         rows, scores = self.retriever.bm25.retrieve(
             [tokens], corpus=self._rows, k=min(k, n_docs), show_progress=False,
-            weight_mask=mask, n_threads=1,
+            weight_mask=mask, n_threads=0,
         )
         return [(int(r), float(s)) for r, s in zip(rows[0], scores[0], strict=True) if s > 0]
 

@@ -106,6 +106,8 @@ class PredicateWeights:
 
     def _fill(self, p_ids: np.ndarray) -> None:
         missing = p_ids[np.isnan(self._weights[p_ids])]
+        if not missing.size:  # the usual case: every predicate seen before
+            return
         for pid in np.unique(missing).tolist():
             iri = self._store.term(pid)
             schema = is_schema_predicate(iri)

@@ -416,6 +416,19 @@ class TripleStore:
         value = self._labels[term_id].as_py()
         return str(value) if value else None
 
+    def labelled_with_suffix_other_than(self, suffix: str) -> np.ndarray:
+        """Boolean per term id: it has a non-empty label that does not end with
+        ``suffix`` (vectorised, computed once per suffix)."""
+        cache = self.__dict__.setdefault("_suffix_masks", {})
+        found = cache.get(suffix)
+        if found is None:
+            labels = self._labels
+            found = pc.fill_null(pc.and_(pc.greater(pc.utf8_length(labels), 0),
+                                         pc.invert(pc.ends_with(labels, suffix))),
+                                 False).to_numpy(zero_copy_only=False)
+            cache[suffix] = found
+        return found
+
     def ids_labelled(self, name: str) -> np.ndarray:
         """Ids of the non-literal terms whose label is ``name`` (case and spaces ignored).
 
