@@ -16,6 +16,7 @@ import pytest
 from llama_index_crm.cli import main as cli_main
 from llama_index_crm.index import CrmGraphIndex
 from llama_index_crm.query.console import ChatConsole
+from llama_index_crm.query.conversation import inline_topic
 
 ROOT = Path(__file__).resolve().parents[1]
 FOUNDER_QUESTION = "Who founded the church at Asinou?"
@@ -93,6 +94,25 @@ def test_a_pronoun_with_nothing_to_refer_to_asks_back(demo_index: CrmGraphIndex)
     # with something before it, it points back as before
     chat.chat(FOUNDER_QUESTION)
     assert "Nikephoros Ischyrios" in chat.chat("Who paid for it?").response
+
+
+@pytest.mark.parametrize("question", [
+    "the holy cross of agiasmati - who painted it?",
+    "Holy Cross of Agiasmati: who painted it?",
+])
+def test_a_pronoun_pointing_to_a_topic_named_first_in_the_question(
+        demo_index: CrmGraphIndex, question: str) -> None:
+    # "the sculptor of T - where was he born?" asked back "What does “he” refer to?"
+    chat = demo_index.as_chat_engine()
+    reply = chat.chat(question).response
+    assert chat.last is not None and chat.last.status == "answered", reply
+    assert "Philippos Goul" in reply
+    # the reading itself: the topic stands where the pronoun stood
+    assert inline_topic("the sculptor of two cougars - where was he born?") == (
+        "where was the sculptor of two cougars born?", "he", "the sculptor of two cougars")
+    assert inline_topic("Dirty Dancing: who is in its cast?") == (
+        "who is in Dirty Dancing's cast?", "its", "Dirty Dancing")
+    assert inline_topic("who made it?") is None
 
 
 def test_a_pronoun_prefers_the_kind_the_relation_needs(demo_index: CrmGraphIndex) -> None:

@@ -241,6 +241,34 @@ def dangling_pronoun(question: str) -> str | None:
     return None
 
 
+_TOPIC = re.compile(r"^\s*(?P<topic>[^?]{3,}?)\s*(?:\s[-–—]\s|[:;]\s)\s*(?P<rest>.+)$")
+_SUBJECT_PRONOUNS = frozenset({"he", "she", "it", "they", "him", "her", "them"})
+_POSSESSIVE_PRONOUNS = frozenset({"his", "its", "their"})
+
+
+def inline_topic(question: str) -> tuple[str, str, str] | None:
+    """A question that names its topic first and points back to it after a dash or a colon
+    ("the sculptor of two cougars - where was he born?", "grand prix photo: what year was
+    it taken?"), as (the question with the topic in place of the pronoun, the pronoun, the
+    topic); None otherwise.
+
+    >>> inline_topic("the sculptor of two cougars - where was he born?")[0]
+    'where was the sculptor of two cougars born?'
+    >>> inline_topic("Who made it?") is None
+    True
+    """
+    match = _TOPIC.match(question)
+    if match is None:
+        return None
+    topic, rest = match.group("topic").strip(), match.group("rest").strip()
+    for m in re.finditer(r"[^\W\d_]+", rest):
+        word = m.group().lower()
+        if word in _SUBJECT_PRONOUNS or word in _POSSESSIVE_PRONOUNS:
+            said = topic + ("'s" if word in _POSSESSIVE_PRONOUNS else "")
+            return rest[:m.start()] + said + rest[m.end():], m.group(), topic
+    return None
+
+
 def is_follow_up(question: str) -> bool:
     """Whether ``question`` needs the conversation to be understood.
 

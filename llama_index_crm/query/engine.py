@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from llama_index.core.base.llms.types import ChatMessage
@@ -32,7 +32,7 @@ from llama_index_crm.postprocessors.factory import graph_postprocessors
 from llama_index_crm.postprocessors.source_paths import PATHS_KEY, SourcePathPostprocessor
 from llama_index_crm.query.analysis import QueryAnalyzer, RuleBasedAnalyzer
 from llama_index_crm.query.answer import EntityInfo, TermLinks, structured_answer
-from llama_index_crm.query.conversation import dangling_pronoun
+from llama_index_crm.query.conversation import dangling_pronoun, inline_topic
 from llama_index_crm.query.llm_context import context_sections
 from llama_index_crm.query.plan import QueryPlan, require_question
 from llama_index_crm.query.prompts import Prompts, PromptSet
@@ -324,6 +324,17 @@ class CrmQueryPipeline:
         except Exception:  # noqa: BLE001 - retrieval still answers; the log has the cause
             logger.exception("the exact-answer layer failed on %r; retrieval answers", question)
             return ExactAnswer("retrieval_only", "", plan_text="exact layer error (see log)")
+        inline = inline_topic(question) if not history and found.status != "answered" \
+            else None
+        if inline is not None:  # "the sculptor of T - where was he born?"
+            text, said, topic = inline
+            try:
+                other = self.answerer.answer(text, (), llm=llm)
+            except Exception:  # noqa: BLE001 - the question as asked stands
+                logger.exception("the exact-answer layer failed on %r", text)
+            else:
+                if other.status == "answered":
+                    return replace(other, text=f"{other.text} (reading “{said}” as {topic})")
         pronoun = dangling_pronoun(question) if not history else None
         if found.status == "retrieval_only" and pronoun:
             # "who made it?" first in a conversation: any document would be a guess
