@@ -137,9 +137,7 @@ def test_what_the_graph_does_not_record_is_read_in_titles_and_said(
     # ("goul" alone names Philippos Goul: "holy goul" is not proven absent, but it is
     # not read in titles either)
     assert ask(exact, "churches of the holy goul").status in {"not_found", "retrieval_only"}
-    # ("Holy Cross" is inside two churches' names: not proven absent either)
-    assert ask(exact, "churches by members of the holy cross").status in {"not_found",
-                                                                          "retrieval_only"}
+    assert ask(exact, "churches by members of the holy cross").status == "not_found"
 
 
 def test_typed_forms_ask_for_values_not_counts(exact: ExactAnswerer) -> None:

@@ -135,7 +135,8 @@ class AbsenceCheck:
             if named_so is not None and fold_name(named_so) != fold_name(text):
                 return Proof(text, False, f"“{text}” is read as “{named_so}”, the graph's "
                              f"name in another language", named_so)
-            near = self.crosslingual.candidates(text) if _latin_words(text) else []
+            near = self.crosslingual.candidates(text, strict=True) \
+                if _latin_words(text) else []
             if near:  # "saint Néophyte": no one name is clear, but the graph has the word
                 shown = ", ".join(dict.fromkeys(self.crosslingual.shown(k) for k in near[:5]))
                 return Proof(text, False, f"“{text}” shares a rare word with names of the "
@@ -279,10 +280,11 @@ class AbsenceCheck:
             if any(fuzz.ratio(wanted, form) >= CLOSE_RATIO and form != wanted
                    for form in forms):
                 return label
-            # the typed words whole inside a person's or a title's name ("mies van der
-            # rohe" in "Ludwig Mies van der Rohe"): the graph has the name, longer
-            if len(wanted.split()) >= 2 and any(f" {wanted} " in f" {form} "
-                                                for form in forms):
+            # the typed words ending a person's longer name ("mies van der rohe" in
+            # "Ludwig Mies van der Rohe"): the graph has the person (a name inside a title,
+            # a credit line or an event's label stays absent, and the answer says where)
+            if len(wanted.split()) >= 2 and data.meta.categories[row] == "Actor" and any(
+                    f" {form}".endswith(f" {wanted}") for form in forms):
                 return label
             # one word: another spelling of a word of the label ("Nikosia", "Nicosia")
             if single and any(fuzz.ratio(wanted, word) >= word_ratio and word != wanted

@@ -53,6 +53,8 @@ ANCHOR_RATIO = 80
 RARE_NAMES = 25
 """A word of at most this many names (or 0.1 % of them) can anchor a reading: "saint" or
 "church" alone cannot ("Saint-Rembrandt-du-Lac" is no church of the graph)."""
+STRICT_CHARS = 7
+"""Letters of a lone shared word that keep a name from being proven absent."""
 MAX_NAMES = 300
 """Names compared by the encoder at most (those sharing the most words, shortest first)."""
 MIN_CHARS = 4
@@ -112,8 +114,10 @@ class CrossLingualNames:
             self._words = words
         return self._words
 
-    def candidates(self, text: str) -> list[str]:
-        """Names (folded keys) sharing the most closely spelt words with ``text``."""
+    def candidates(self, text: str, strict: bool = False) -> list[str]:
+        """Names (folded keys) sharing the most closely spelt words with ``text``;
+        ``strict``: only names sharing two words with it, or one of seven letters or more
+        ("neophyte", not a given name such as "franz" for "frank")."""
         from rapidfuzz import fuzz, process
 
         typed = content_words(text)
@@ -135,6 +139,11 @@ class CrossLingualNames:
         shared = {k: v for k, v in shared.items() if k in anchored}
         if not shared:
             return []
+        if strict:
+            shared = {k: v for k, v in shared.items()
+                      if len(v) >= 2 or any(len(w) >= STRICT_CHARS for w in v)}
+            if not shared:
+                return []
         most = max(len(v) for v in shared.values())
         best = [k for k, v in shared.items() if len(v) == most]
         return sorted(best, key=lambda k: (len(k), k))[:MAX_NAMES]
