@@ -441,6 +441,7 @@ def plot(rows: Sequence[dict[str, Any]], path: Path, title: str) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter
 
     keys = [("seconds", "build s"), ("peak_mb", "peak MB"), ("index_mb", "index MB"),
             ("query_p50_ms", "query p50 ms")]
@@ -455,6 +456,8 @@ def plot(rows: Sequence[dict[str, Any]], path: Path, title: str) -> None:
         s = slope(xs, ys)
         ax.set_title(f"{label} (slope {s:.2f})" if s is not None else label)
         ax.set_xlabel("factor")
+        ax.set_xticks(xs, [str(x) for x in xs])
+        ax.xaxis.set_minor_formatter(NullFormatter())
         ax.legend(fontsize=7)
     fig.suptitle(title)
     fig.tight_layout()
