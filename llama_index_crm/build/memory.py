@@ -13,7 +13,8 @@ costs milliseconds, a sample microseconds). Without ``/proc`` the figure is this
 own ``ru_maxrss``, a lower bound.
 
 >>> peak = TreePeak().start()
->>> peak.sample() > 0 and peak.peak_mb >= peak.sample()
+>>> now = peak.sample()  # bytes; the peak is in MB and counts this sample
+>>> now > 0 and peak.peak_mb * MB >= now
 True
 >>> peak.stop()
 """
