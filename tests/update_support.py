@@ -80,6 +80,13 @@ def compare_folders(updated: Path, full: Path) -> list[str]:
         va, vb = np.load(updated / "vectors.npy"), np.load(full / "vectors.npy")
         if va.shape != vb.shape or not np.allclose(va, vb, atol=1e-5):
             problems.append("vectors.npy: different vectors")
+    # computed from the rows in their order: equal as written, not only as sets
+    for name in ("pagerank.parquet", "fr_edges.parquet"):
+        if not pq.read_table(updated / name).equals(pq.read_table(full / name)):
+            problems.append(f"{name}: not the same rows in the same order")
+    for part in sorted(p.name for p in (full / "bm25").iterdir()):
+        if (updated / "bm25" / part).read_bytes() != (full / "bm25" / part).read_bytes():
+            problems.append(f"bm25/{part} differs")
     sa = json.loads((updated / "statistics.json").read_text())
     sb = json.loads((full / "statistics.json").read_text())
     if sa != sb:
