@@ -337,7 +337,7 @@ def affected_entities(store: TripleStore, delta: GraphDelta, ontology: Ontology,
     candidates = (c_out | c_in | renamed | linked_in(renamed, _TYPE_LINKS)
                   | linked_in(c_out, frozenset({"P4_has_time-span"})))
     touched = renamed | c_type
-    near = {n for n in touched for v in views for n in v.neighbours(n)} if touched else set()
+    near = {m for x in touched for v in views for m in v.neighbours(x)}
     candidates |= _unnamed(store, ontology, near - c_out)
     rerendered = _changed(before, after, candidates, "targets") | renamed
     # documents
