@@ -92,7 +92,7 @@ from llama_index_crm.sources import open_source
 from llama_index_crm.sources.base import GraphSource
 from llama_index_crm.storage.manifest import MANIFEST
 from llama_index_crm.storage.names import NAMES_FILE, write_names
-from llama_index_crm.storage.statistics import GraphStatistics
+from llama_index_crm.storage.statistics import GraphStatistics, read_pagerank
 
 if TYPE_CHECKING:
     from llama_index.core.query_engine import RetrieverQueryEngine
@@ -306,9 +306,11 @@ class CrmGraphIndex(GraphData):
                 embed_chars=chars, approximate_above=approximate_above,
                 on_embedded=on_embedded, previous=(old_ids, vectors, old_texts),
                 vector_store=store, out=out,
+                pagerank=None if result.fr_edges_changed else read_pagerank(out),
                 extra={"embedding": built, "created": manifest.get("created"),
                        "updates": history})
             entry["embedded"] = new_manifest["embedding"]["documents_embedded"]  # type: ignore[index]
+            entry["pagerank_kept"] = not result.fr_edges_changed
             entry["seconds"] = round(time.perf_counter() - started, 3)
             entry["phases"] = result.seconds
             history.append(entry)
@@ -415,6 +417,7 @@ def _write_index(
     extra: dict[str, Any] | None = None,
     vector_store: StoreSpec | BasePydanticVectorStore | None = None,
     out: Path | None = None,
+    pagerank: dict[str, float] | None = None,
 ) -> tuple[BaseEmbedding, dict[str, object]]:
     """Everything after the documents: names, FR links, vectors, FAISS, BM25, statistics,
     document metadata and the manifest, written into ``work``.
@@ -423,6 +426,8 @@ def _write_index(
     whose embedded text is unchanged keeps its vector, and the model is loaded only when
     some text is new (an update). ``vector_store``: filled instead of a FAISS index
     being written (``out``: the folder ``work`` becomes).
+    some text is new (an update). ``pagerank``: the PageRank of the FR edges in ``work``,
+    known to be the earlier index's (an update that left them as they were).
     """
     doc_ids = [d.uri for d in docs]
     texts = [embedding_text(n.get_content(metadata_mode=MetadataMode.EMBED), embed_chars)
@@ -488,6 +493,7 @@ def _write_index(
         pq.read_table(work / TRIPLES_FILE, columns=["s", "p", "o"]),
         {d.uri: d.category for d in docs},
         {d.uri: [d.uri, *d.chained_from] for d in docs},
+        pagerank=pagerank,
     )
     write_search_parts(work, doc_ids, vectors, index, bm25, settings, statistics)
     DocMeta.from_documents(docs).write(work / DOC_META, doc_ids)

@@ -34,6 +34,7 @@ from update_support import (
 
 from llama_index_crm.build.affected import ReverseWalker, affected_entities
 from llama_index_crm.build.delta import GraphDelta
+from llama_index_crm.build.labels import DIRECT_LABELS
 from llama_index_crm.cli import main
 from llama_index_crm.errors import IndexFormatError, SourceError
 from llama_index_crm.index import CrmGraphIndex
@@ -101,6 +102,8 @@ def test_demo_update_equals_full_build(demo_case: dict[str, object]) -> None:
     assert entry["added"] == len(set(added)) and entry["removed"] > 0
     assert entry["documents_added"] >= 1 and entry["documents_removed"] >= 1
     assert 0 < entry["entities_rewritten"] < updated.manifest["counts"]["documents"]
+    # an actor removed: the FR edges changed, PageRank was computed again
+    assert entry["pagerank_kept"] is False
 
 
 def test_demo_update_from_source_equals_full_build(demo_case: dict[str, object]) -> None:
@@ -138,6 +141,65 @@ def test_demo_updates_in_sequence_equal_one_build(demo_case: dict[str, object],
     CrmGraphIndex.update(index, remove=[root / "remove.nt"], cache_dir=cache, load=False)
     assert compare_folders(index, Path(str(demo_case["full"]))) == []
     assert len(json.loads((index / "manifest.json").read_text())["updates"]) == 2
+
+
+def test_demo_label_change_keeps_pagerank_and_equals_full_build(
+        demo_case: dict[str, object]) -> None:
+    """A label changed leaves the FR edges as they were: the update keeps the stored
+    PageRank instead of computing it, and still equals a full build file by file (PageRank
+    and the FR edges compared in their order, BM25 byte for byte)."""
+    root = Path(str(demo_case["root"]))
+    cache = Path(str(demo_case["cache"]))
+    triples = graph_triples([DEMO])
+    info = demo_case["info"]
+    assert isinstance(info, dict)
+    old = next(t for t in triples if t.s == info["renamed"] and t.p == RDFS_LABEL)
+    assert isinstance(old.o, Literal)
+    new = Triple(old.s, old.p, Literal(f"{old.o.value} (relabelled)", old.o.lang,
+                                       old.o.datatype))
+    add = write_nt(root / "label.add.nt", [new])
+    remove = write_nt(root / "label.remove.nt", [old])
+    full = _build([write_nt(root / "label.nt", changed_graph(triples, [new], [old]))],
+                  root / "label-full", cache)
+    index = _copy(demo_case, "label")
+    CrmGraphIndex.update(index, add=[add], remove=[remove], cache_dir=cache, load=False)
+    entry = json.loads((index / "manifest.json").read_text())["updates"][-1]
+    assert entry["pagerank_kept"] is True and entry["documents_changed"] > 0
+    assert compare_folders(index, full) == []
+
+
+def test_labelled_neighbours_are_not_rendered_again(demo_case: dict[str, object],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Neighbours of a renamed node that have a direct label of their own are left out of
+    the re-rendered candidates; the affected entities are those found without leaving
+    them out, for a rename and for the mixed delta."""
+    import llama_index_crm.build.affected as affected
+
+    base = Path(str(demo_case["base"]))
+    store = TripleStore.load(base / "triples.parquet")
+    onto = Ontology.default()
+    info = demo_case["info"]
+    assert isinstance(info, dict)
+    hub = info["renamed"]
+    near = {store.term(int(i)) for i in set(store.s_ids.tolist())}
+    kept = affected._unnamed(store, onto, near)
+    labelled = {n for n in near if any(p in DIRECT_LABELS and isinstance(o, Literal)
+                                       and o.value.strip() for p, o in store.outgoing(n))}
+    assert labelled and not (kept & labelled)
+    assert near - labelled <= kept
+    old = [t for t in store.outgoing(hub) if t[0] == RDFS_LABEL][0][1]
+    assert isinstance(old, Literal)
+    deltas = [GraphDelta.from_triples([Triple(hub, RDFS_LABEL, Literal("Zzz", old.lang))],
+                                      [Triple(hub, RDFS_LABEL, old)]),
+              GraphDelta.from_triples(demo_case["added"], demo_case["removed"])]  # type: ignore[arg-type]
+    entities = {store.term(int(i)) for i in set(store.s_ids.tolist())}
+    for delta in deltas:
+        delta = delta.against(store)
+        found = affected_entities(store, delta, onto, lambda nodes: set(), entities)
+        with monkeypatch.context() as m:
+            m.setattr(affected, "_unnamed", lambda store, onto, nodes: set(nodes))
+            every = affected_entities(store, delta, onto, lambda nodes: set(), entities)
+        assert found.entities == every.entities and found.rerendered == every.rerendered
 
 
 def test_affected_entities_are_those_the_change_touches(demo_case: dict[str, object]) -> None:

@@ -43,6 +43,24 @@ def _sorted_rows(table: object, key: list[str]) -> list[dict[str, object]]:
     return sorted(rows, key=lambda r: tuple(json.dumps(r[k], sort_keys=True) for k in key))
 
 
+_BM25_BY_TOKEN = frozenset({"vocab.index.json", "data.csc.index.npy", "indices.csc.index.npy",
+                            "indptr.csc.index.npy"})
+"""BM25 files whose token ids follow the vocabulary's order, which bm25s takes from a set
+(it varies with the process's hash seed): compared token by token."""
+
+
+def _bm25_by_token(folder: Path) -> dict[str, tuple[list[int], list[float]]]:
+    """Token → (documents, scores) of a stored bm25s index (one CSC column per token)."""
+    vocab = json.loads((folder / "vocab.index.json").read_text())
+    indptr = np.load(folder / "indptr.csc.index.npy")
+    indices = np.load(folder / "indices.csc.index.npy")
+    data = np.load(folder / "data.csc.index.npy")
+    # a token past the last column (bm25s's empty token) has no scores
+    return {token: (indices[indptr[i]:indptr[i + 1]].tolist(),
+                    data[indptr[i]:indptr[i + 1]].tolist()) if i + 1 < len(indptr)
+            else ([], []) for token, i in vocab.items()}
+
+
 def compare_folders(updated: Path, full: Path) -> list[str]:
     """The differences between two index folders that should be equal (empty: equal).
 
@@ -80,6 +98,17 @@ def compare_folders(updated: Path, full: Path) -> list[str]:
         va, vb = np.load(updated / "vectors.npy"), np.load(full / "vectors.npy")
         if va.shape != vb.shape or not np.allclose(va, vb, atol=1e-5):
             problems.append("vectors.npy: different vectors")
+    # computed from the rows in their order: equal as written, not only as sets
+    for name in ("pagerank.parquet", "fr_edges.parquet"):
+        if not pq.read_table(updated / name).equals(pq.read_table(full / name)):
+            problems.append(f"{name}: not the same rows in the same order")
+    for part in sorted(p.name for p in (full / "bm25").iterdir()):
+        if part in _BM25_BY_TOKEN:
+            continue
+        if (updated / "bm25" / part).read_bytes() != (full / "bm25" / part).read_bytes():
+            problems.append(f"bm25/{part} differs")
+    if _bm25_by_token(updated / "bm25") != _bm25_by_token(full / "bm25"):
+        problems.append("bm25: different scores for some token")
     sa = json.loads((updated / "statistics.json").read_text())
     sb = json.loads((full / "statistics.json").read_text())
     if sa != sb:

@@ -34,11 +34,11 @@ import numpy as np
 
 from llama_index_crm.build.delta import DeltaSource, GraphDelta
 from llama_index_crm.build.documents import DocumentWriter
-from llama_index_crm.build.labels import Labeller
+from llama_index_crm.build.labels import DIRECT_LABELS, Labeller, best_literal
 from llama_index_crm.build.neighbourhood import SKOS_CONCEPT, Neighbourhood
 from llama_index_crm.build.traversal import FRWalker
 from llama_index_crm.ontology import Ontology, Step
-from llama_index_crm.rdf import RDF_TYPE
+from llama_index_crm.rdf import RDF_TYPE, Literal, decode_object
 from llama_index_crm.storage import TripleStore
 
 _NAME_LINKS = frozenset({"P1_is_identified_by", "P102_has_title", "P48_has_preferred_identifier"})
@@ -195,6 +195,38 @@ def _predicate_keys(store: TripleStore, ontology: Ontology) -> dict[str, set[int
     return out
 
 
+def _unnamed(store: TripleStore, ontology: Ontology, nodes: set[str]) -> set[str]:
+    """``nodes`` less those with a direct label of their own in ``store``.
+
+    A node not changed itself (none of its outgoing triples in the delta) that has a
+    direct label (``Labeller.resolve``'s first choice) has a real name: its rendering as a
+    target, its entity label, category and satellite status then read only its own triples,
+    the names of its types and assigned nodes and its time-spans, none of them a
+    neighbour's name or class. Renaming or retyping a neighbour cannot change them (changed
+    types, assignments and time-spans are candidates by their own links).
+    """
+    if not nodes:
+        return set()
+    keys = _predicate_keys(store, ontology)  # as Neighbourhood.literal_values matches them
+    wanted = {i for k in DIRECT_LABELS for i in keys.get(k, ())}
+    wanted |= {i for i in np.unique(store.p_ids).tolist() if store.term(i) in DIRECT_LABELS}
+    label_ids = np.asarray(sorted(wanted), dtype=np.int64)
+    if not len(label_ids):
+        return set(nodes)
+    out: set[str] = set()
+    for node in nodes:
+        node_id = store.id_of(node)
+        if node_id is None:
+            out.add(node)
+            continue
+        p_ids, o_ids = store.out_ids(node_id)
+        hits = o_ids[np.isin(p_ids, label_ids)]
+        values = [decode_object(t) for t in store.take(hits)] if len(hits) else []
+        if best_literal([v for v in values if isinstance(v, Literal)]) is None:
+            out.add(node)
+    return out
+
+
 class _View:
     """Edges of the graph before or after a delta, by canonical predicate key."""
 
@@ -305,8 +337,8 @@ def affected_entities(store: TripleStore, delta: GraphDelta, ontology: Ontology,
     candidates = (c_out | c_in | renamed | linked_in(renamed, _TYPE_LINKS)
                   | linked_in(c_out, frozenset({"P4_has_time-span"})))
     touched = renamed | c_type
-    near = {n for n in touched for v in views for n in v.neighbours(n)} if touched else set()
-    candidates |= near
+    near = {m for x in touched for v in views for m in v.neighbours(x)}
+    candidates |= _unnamed(store, ontology, near - c_out)
     rerendered = _changed(before, after, candidates, "targets") | renamed
     # documents
     reverse = reverse or ReverseWalker(ontology)

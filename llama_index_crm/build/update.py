@@ -64,6 +64,9 @@ class UpdateResult:
     affected: Affected
     removed_documents: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
+    fr_edges_changed: bool = True
+    """False when ``fr_edges.parquet`` is written as it was (same rows, same order): what
+    is computed from it alone (PageRank) is then what it was."""
 
 
 def _classify(source: DeltaSource, nodes: list[str], ontology: Ontology) -> tuple[int, int]:
@@ -184,6 +187,7 @@ def update_structure(folder: Path, work: Path, delta: GraphDelta, description: s
                               fr_edge_rows(rebuilt).cast(fr_edges.schema)])
     order = pc.sort_indices(edges, [("s", "ascending")])
     edges = edges.take(order)
+    edges_changed = not edges.equals(fr_edges)
     # labels: one per term, as finish() picks them
     dirty = replaced | affected.renamed
     old_labels = pq.read_table(folder / LABELS_FILE)
@@ -231,7 +235,7 @@ def update_structure(folder: Path, work: Path, delta: GraphDelta, description: s
                    len(new_store))
     return UpdateResult(final, docstore, stats, delta, affected,
                         [u for u in sorted(old_uris - {d.uri for d in docs})],
-                        {k: round(v, 3) for k, v in seconds.items()})
+                        {k: round(v, 3) for k, v in seconds.items()}, edges_changed)
 
 
 def _stats(folder: Path, source: DeltaSource, entities: list[str], docs: list[EntityDocument],

@@ -28,6 +28,14 @@ DAMPING = 0.85
 TOP_PER_CATEGORY = 500
 
 
+def fr_pagerank(fr_edges: pa.Table) -> dict[str, float]:
+    """PageRank over the FR graph (an edge s → o per row; nodes in the rows' order)."""
+    graph: nx.DiGraph = nx.DiGraph()
+    graph.add_edges_from(zip(fr_edges.column("s").to_pylist(),
+                             fr_edges.column("o").to_pylist(), strict=True))
+    return dict(nx.pagerank(graph, alpha=DAMPING)) if graph.number_of_nodes() else {}
+
+
 @dataclass(slots=True)
 class GraphStatistics:
     """PageRank and counts of one built graph.
@@ -55,6 +63,7 @@ class GraphStatistics:
         doc_entities: Mapping[str, Iterable[str]],
         ontology: Ontology | None = None,
         top: int = TOP_PER_CATEGORY,
+        pagerank: Mapping[str, float] | None = None,
     ) -> GraphStatistics:
         """Statistics from the FR edges (s, fr, o) and the triple archive (s, p, o).
 
@@ -65,16 +74,13 @@ class GraphStatistics:
             doc_entities: document id → the entities it stands for (itself and chained ones).
             ontology: to map classes to categories.
             top: documents kept per category.
+            pagerank: the PageRank of these very ``fr_edges`` (rows in the same order),
+                computed earlier: used as it is (an update whose FR edges did not change).
         """
         onto = ontology or Ontology.default()
-        graph: nx.DiGraph = nx.DiGraph()
-        graph.add_edges_from(zip(fr_edges.column("s").to_pylist(),
-                                 fr_edges.column("o").to_pylist(), strict=True))
-        pagerank: dict[str, float] = (
-            nx.pagerank(graph, alpha=DAMPING) if graph.number_of_nodes() else {}
-        )
+        ranks = dict(pagerank) if pagerank is not None else fr_pagerank(fr_edges)
         doc_rank = {
-            doc: max((pagerank.get(e, 0.0) for e in entities), default=0.0)
+            doc: max((ranks.get(e, 0.0) for e in entities), default=0.0)
             for doc, entities in doc_entities.items()
         }
         by_category: dict[str, list[str]] = {}
@@ -94,7 +100,7 @@ class GraphStatistics:
             if cat:
                 categories[cat] += 1
         return cls(
-            pagerank=pagerank,
+            pagerank=ranks,
             top_by_category=by_category,
             class_counts=dict(classes.most_common()),
             category_counts=dict(categories.most_common()),
@@ -117,9 +123,7 @@ class GraphStatistics:
     def load(cls, folder: Path) -> GraphStatistics:
         """Read what :meth:`persist` wrote."""
         summary = json.loads((folder / STATS_FILE).read_text())
-        table = pq.read_table(folder / PAGERANK_FILE)
-        pagerank = dict(zip(table.column("uri").to_pylist(),
-                            table.column("pagerank").to_pylist(), strict=True))
+        pagerank = read_pagerank(folder)
         return cls(
             pagerank=pagerank,
             top_by_category=summary["top_by_category"],
@@ -127,3 +131,10 @@ class GraphStatistics:
             category_counts=summary["category_counts"],
             fr_counts=summary["fr_counts"],
         )
+
+
+def read_pagerank(folder: Path) -> dict[str, float]:
+    """The PageRank :meth:`GraphStatistics.persist` wrote, in its order."""
+    table = pq.read_table(folder / PAGERANK_FILE)
+    return dict(zip(table.column("uri").to_pylist(), table.column("pagerank").to_pylist(),
+                    strict=True))
