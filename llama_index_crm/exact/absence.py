@@ -122,6 +122,10 @@ class AbsenceCheck:
         if named is not None:  # "Mowgli in the Jungle was painted by?": the work is there
             return Proof(text, False, f"“{text}” names a {named.category.lower()} of the "
                          f"graph, not the kind the reading expected", named=True)
+        completed = self.completed(text, question)
+        if completed is not None:  # "authors of the u.s.": a title, read in part as a class
+            return Proof(text, False, f"“{text}” ends the name “{completed}” with the words "
+                         f"before it")
         trimmed = self.trimmed(text, question)
         if trimmed is not None:  # "times moynihan": an ordinary word stuck to a name
             return Proof(text, False, f"“{text}” holds the name “{trimmed}” beside "
@@ -147,6 +151,24 @@ class AbsenceCheck:
             if word is not None:
                 return Proof(text, False, f"“{text}” may be spelt “{word}” in the graph")
         return Proof(text, True)
+
+    def completed(self, text: str, question: str) -> str | None:
+        """A name of the graph made of ``text`` and up to four words before it in the
+        question ("authors of the" + "u s"), if any."""
+        if self.names is None:
+            return None
+        keys = [fold_name(m.group()) for m in _WORD.finditer(question)]
+        keys = " ".join(keys).split()  # "u.s." folds to two words
+        words = fold_name(text).split()
+        start = _find(keys, words)
+        if start is None:
+            return None
+        for before in range(1, min(4, start) + 1):
+            phrase = " ".join(keys[start - before:start + len(words)])
+            found = self.names.exact(phrase)
+            if found:
+                return found[0].name
+        return None
 
     def trimmed(self, text: str, question: str) -> str | None:
         """``text`` without ordinary words in lower case at its edges, when what is left
@@ -364,9 +386,18 @@ class EmptyCheck:
         executor: the plan executor (term ids, categories).
     """
 
-    def __init__(self, data: GraphData | None, executor: Executor) -> None:
+    def __init__(self, data: GraphData | None, executor: Executor,
+                 names: NameIndex | None = None) -> None:
         self.data = data
         self.executor = executor
+        self.names = names
+
+    def _other_kind(self, text: str, category: str) -> str | None:
+        """The kind of another node named exactly ``text``, if any."""
+        names = self.names
+        if names is None or not text:
+            return None
+        return next((c.category for c in names.exact(text) if c.category != category), None)
 
     def unproven(self, result: ExactResult) -> str | None:
         """Why the absence ``result`` states is not proven (None: it is, or none is stated)."""
@@ -393,6 +424,12 @@ class EmptyCheck:
                         return (f"the plan's path finds none, but {anchor.label} is linked to "
                                 f"{linked} {(var.category or 'node').lower()}(s) by other "
                                 f"paths of the graph")
+                other = self._other_kind(anchor.text, anchor.category) \
+                    if anchor.category == "Concept" else None
+                if other is not None:  # "the photo rocking chair": a work titled so, not
+                    # the term the plan read (a term is the loosest reading of a name)
+                    return (f"the plan's path finds none, but “{anchor.text}” also names a "
+                            f"{other.lower()} of the graph")
         if plan.operation == "value":
             lexicon = self.executor.lexicon
             for item in result.items:

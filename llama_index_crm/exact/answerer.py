@@ -155,7 +155,7 @@ class ExactAnswerer:
         self.relation_verbs = frozenset(
             fold_name(v) for r in self.lexicon.values() for v in r.verbs
             if " " not in v) - set(self.planner.nouns)
-        self.empty = EmptyCheck(data, self.executor)
+        self.empty = EmptyCheck(data, self.executor, self.names)
         self.similar = RelationSimilarity(data, self.lexicon)
         self.lexicons = Lexicons.default()
         self._script_names: dict[str, dict[str, str]] = {}
