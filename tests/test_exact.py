@@ -572,3 +572,12 @@ def test_the_makers_other_works_leave_the_named_one_out(exact: ExactAnswerer,
 def test_who_else_made_a_work_still_asks_for_its_makers(exact: ExactAnswerer) -> None:
     answer = ask(exact, "who else painted the Holy Cross of Agiasmati")
     assert "Philippos Goul" in answer.text
+
+
+def test_shown_in_a_work_is_depicted_in_it(exact: ExactAnswerer) -> None:
+    # "shown in" reads an exhibition's participants (Linked Art roles) and a work's sitters:
+    # the name's own kind decides (NPG's "who is shown in elder statesman" went to retrieval)
+    answer = ask(exact, "who is shown in the Donor portrait of Nikephoros Ischyrios "
+                        "offering the church, Asinou")
+    assert answer.status == "answered", answer.plan_text
+    assert "Nikephoros Ischyrios" in answer.text
