@@ -253,3 +253,48 @@ def test_an_empty_path_from_a_name_that_also_names_another_kind(exact: ExactAnsw
     # and found nobody; a work is titled so, so the absence is not proven
     assert exact.empty._other_kind("Pedoulas", "Thing") == "Place"
     assert exact.empty._other_kind("Pedoulas", "Place") is None
+
+
+# -- a name of the event on the way, a compound noun, German genitives ---------------------
+
+@pytest.mark.parametrize("question", [
+    "who painted the wall paintings of the Holy Cross of Agiasmati?",  # the production's name
+    "who painted the wall paintings of Stavros tou Agiasmati?",  # the church's, "wall painting"
+    "Wer hat die Fresken von Stavros tou Agiasmati gemalt?",
+    "qui a peint les fresques de Stavros tou Agiasmati ?",
+])
+def test_the_painters_of_a_church_s_wall_paintings(exact: ExactAnswerer, question: str) -> None:
+    answer = ask(exact, question)
+    assert answer.status == "answered", (answer.status, answer.plan_text)
+    assert "Philippos Goul" in answer.text and "Petros Peratis" in answer.text
+    assert answer.understanding is not None and answer.understanding.complete
+
+
+def test_a_verb_the_event_s_relation_does_not_take_stays_unexplained(
+        exact: ExactAnswerer) -> None:
+    # the production of the Moutoulla paintings names its donors as its actors, but
+    # "donated" is no verb of making: the plan does not state it
+    answer = ask(exact, "who donated the wall paintings of the Panagia tou Moutoulla")
+    assert answer.status == "retrieval_only", answer.text
+
+
+def test_german_articles_after_a_noun_are_genitives() -> None:
+    german = Lexicons.default().get("de")
+    assert german is not None
+    assert german.translate("Wer waren die Stifter der Malereien in der Panagia tou "
+                            "Moutoulla?") == ("who were the donor of the paintings in the "
+                                              "Panagia tou Moutoulla?")
+    # after a preposition or a verb "der" is an article
+    assert german.translate("Welche Kirchen gibt es in der Region Marathasa?") == \
+        "which churches are there in the region Marathasa?"
+
+
+@pytest.mark.parametrize("question", [
+    "who had the Panagia Phorbiottissa of Asinou built?",
+    "qui a fait construire la Panagia Phorbiottissa d'Asinou ?",
+    "Wer ließ die Panagia Phorbiottissa in Asinou erbauen?",
+])
+def test_had_it_built_in_three_languages(exact: ExactAnswerer, question: str) -> None:
+    answer = ask(exact, question)
+    assert answer.status == "answered", (answer.status, answer.plan_text)
+    assert FOUNDER in answer.text

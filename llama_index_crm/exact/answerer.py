@@ -36,7 +36,7 @@ from llama_index_crm.exact.language import Lexicon, Lexicons
 from llama_index_crm.exact.linking import Candidate, Missing, NameIndex, Unresolved
 from llama_index_crm.exact.llm_planner import LLMPlanner
 from llama_index_crm.exact.parse import Parsed, RulePlanner
-from llama_index_crm.exact.parse_words import CLASS_NOUNS
+from llama_index_crm.exact.parse_words import CLASS_NOUNS, DETERMINERS
 from llama_index_crm.exact.plan import Anchor, ExactPlan, ValueFilter, Variable
 from llama_index_crm.exact.relations import RelationLexicon
 from llama_index_crm.exact.render import describe_plan, evidence_lines, render
@@ -45,6 +45,7 @@ from llama_index_crm.exact.similar import RelationSimilarity
 from llama_index_crm.exact.sparql import plan_sparql
 from llama_index_crm.exact.understanding import Understanding, covered, institution_words
 from llama_index_crm.llm_calls import LLMClient
+from llama_index_crm.query.lexicon import singularise
 from llama_index_crm.storage.names import fold_name
 
 if TYPE_CHECKING:
@@ -342,10 +343,18 @@ class ExactAnswerer:
             category = self.planner.noun_category(fold_name(tokens[before]))
             named = {c.category for c in self.names.lookup(" ".join(tokens[start:end]))}
             if category is not None and category in named:
+                # a compound the graph names as a concept ("the wall paintings of T", where
+                # "wall painting" is a technique): its first word goes with the noun
+                compound = f"{tokens[before - 1]} {singularise(fold_name(tokens[before]))}" \
+                    if before >= 1 else ""
+                if compound and fold_name(tokens[before - 1]) not in DETERMINERS and any(
+                        c.category == "Concept" for c in self.names.exact(compound, ["Concept"])):
+                    before -= 1
                 text = " ".join(tokens[:before] + tokens[start:])
+                noun = " ".join(t for t in tokens[before:start] if fold_name(t) not in
+                                {"of", "the"})
                 out.append((re.sub(r"\s+([?!.,;:])", r"\1", text),
-                            f"reading “{tokens[before]} {tokens[start]}…” as the "
-                            f"{tokens[before]} named so"))
+                            f"reading “{noun} {tokens[start]}…” as the {noun} named so"))
         return out
 
     def _names_in(self, question: str, elision: bool = True) -> list[tuple[int, int]]:

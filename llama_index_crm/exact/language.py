@@ -28,7 +28,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -72,6 +72,9 @@ class Lexicon:
             after "who has" moves next to it.
         elision: articles are elided before a vowel ("l'église"): a word ends at its
             apostrophe.
+        after_noun: articles that mean "of the" right after a noun (German writes its
+            nouns with a capital: "die Stifter der Malereien" → "the donors of the
+            paintings"), where elsewhere they mean "the".
     """
 
     code: str
@@ -81,6 +84,7 @@ class Lexicon:
     folded: Mapping[str, str]
     verb_last: bool = False
     elision: bool = False
+    after_noun: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def longest(self) -> int:
@@ -111,6 +115,13 @@ class Lexicon:
         while i < len(tokens):
             if i in kept:
                 out.append(tokens[i])
+                i += 1
+                continue
+            genitive = self.after_noun.get(_key(tokens[i]))
+            if genitive is not None and i >= 2 and tokens[i - 1][:1].isupper() and \
+                    (i - 1) not in kept and self._lookup(tokens[i - 1:i]) not in (None, "") \
+                    and _key(tokens[i - 1]) not in self.function_words:
+                out.append(genitive)  # "die Stifter der Malereien": of the paintings
                 i += 1
                 continue
             for size in range(min(longest, len(tokens) - i), 0, -1):
@@ -171,7 +182,8 @@ class Lexicons:
             found[obj["language"]] = Lexicon(
                 obj["language"], obj.get("name", obj["language"]),
                 frozenset(fold_name(w) for w in obj.get("function_words", ())), words, folded,
-                bool(obj.get("verb_last", False)), bool(obj.get("elision", False)))
+                bool(obj.get("verb_last", False)), bool(obj.get("elision", False)),
+                {_key(k): v for k, v in obj.get("after_noun", {}).items()})
         return cls(found)
 
     def detect(self, question: str) -> str:

@@ -506,9 +506,11 @@ class LinkParts(BuilderState):
         of the question is checked on the plan as usual."""
         missing = self.missing[-1] if self.missing else None
         if missing is None or missing.text != el.text or not missing.elsewhere or \
-                current.category not in {"Event", "Thing"}:
+                current.category not in {"Event", "Thing", "Actor"}:
             return None
         kinds = {c.category for c in missing.elsewhere}
+        if current.category == "Actor" and kinds != {"Event"}:
+            return None
         if len(kinds) != 1 or any(c.how not in {"exact", "stripped", "stop-words"}
                                   for c in missing.elsewhere):
             return None

@@ -29,6 +29,7 @@ from functools import cache
 from llama_index_crm.exact import parse_words as rules
 from llama_index_crm.exact.plan import Anchor, ExactPlan
 from llama_index_crm.exact.relations import Relation, RelationLexicon
+from llama_index_crm.ontology import Step
 from llama_index_crm.query.conversation import quoted_titles
 from llama_index_crm.query.lexicon import singularise
 from llama_index_crm.query.temporal import find_time_range
@@ -142,6 +143,30 @@ def _relation_words(relation: Relation) -> set[str]:
     return words
 
 
+def _required(path: Sequence[Step]) -> tuple[Step, ...]:
+    return tuple(step for step in path if not step.optional)
+
+
+def event_views(lexicon: RelationLexicon) -> dict[str, set[str]]:
+    """Relations of an event (domain ``Event``) that are another relation seen from the event
+    on its way: ``carried-out-by`` (P14) ends ``created-by`` (P92i / P14). A question that
+    names the event itself ("who painted the wall paintings of T", where the graph's
+    production bears that name) is answered by the event's relation, with the longer
+    relation's words: each id maps to the ids it ends."""
+    views: dict[str, set[str]] = {}
+    for short in lexicon.values():
+        if short.domain != "Event" or not short.paths:
+            continue
+        ends = [_required(p) for p in short.paths]
+        for long in lexicon.values():
+            if long.domain == "Event" or long.range != short.range:
+                continue
+            if any(len(_required(p)) > len(end) and _required(p)[-len(end):] == end
+                   for p in long.paths for end in ends if end):
+                views.setdefault(short.id, set()).add(long.id)
+    return views
+
+
 def _plan_relations(plan: ExactPlan) -> set[str]:
     found: set[str] = set(plan.attributes)
     for var in plan.variables:
@@ -236,6 +261,12 @@ def understand(question: str, plan: ExactPlan | None, words: PlannerWords,
     if plan is not None and _stand_ins(plan):
         relations |= {r.id for r in lexicon.values()}
     by_relation = {r: _relation_words(lexicon[r]) for r in relations if r in lexicon}
+    if plan is not None and any(a.category == "Event" for a in plan.anchors):
+        views = event_views(lexicon)  # "who painted <the painting campaign>"
+        for r in relations:
+            for long in views.get(r, ()):  # its verbs and nouns, not its grammar ("was")
+                by_relation[r] |= {w for phrase in (*lexicon[long].verbs, *lexicon[long].nouns)
+                                   for w in fold_name(phrase).split()} - rules.AUX
     for r in relations:  # a role ("had-in-role:artist") is named by its relation's words too
         base = r.partition(":")[0]
         if r in lexicon and lexicon[r].via_labels and base in lexicon:
