@@ -90,17 +90,17 @@ def _ask(index: CrmGraphIndex, url: str, monkeypatch: pytest.MonkeyPatch) -> str
 def test_http_llm_plans_and_answers_from_the_exact_result(
         demo_index: CrmGraphIndex, stub_plan: Stub, monkeypatch: pytest.MonkeyPatch) -> None:
     printed = _ask(demo_index, stub_plan.url, monkeypatch)
-    assert printed.startswith(ANSWER) and "(count: 10)" in printed and "[answered]" in printed
+    assert printed.startswith(ANSWER) and "(count: 11)" in printed and "[answered]" in printed
     planning, answering = stub_plan.requests
     assert "located-in" in json.dumps(planning)  # the relation list reached the planner
     context = json.dumps(answering["messages"], ensure_ascii=False)
-    exact = context.index("10 churches located in Nicosia District")
+    exact = context.index("11 churches located in Nicosia District")
     assert exact < context.index("Documents:")  # the exact result leads the context
     # the plan that was executed is the LLM's, linked to the graph's node
     pipeline = CrmQueryPipeline(demo_index, llm=make_llm(f"openai:stub-model@{stub_plan.url}"))
     answer = pipeline.run(QUESTION)
     assert answer.exact is not None and answer.exact.plan is not None
-    assert answer.exact.plan.analyzer == "llm" and answer.count == 10
+    assert answer.exact.plan.analyzer == "llm" and answer.count == 11
 
 
 def test_http_llm_planner_failure_falls_back_to_the_rules(
@@ -110,7 +110,7 @@ def test_http_llm_planner_failure_falls_back_to_the_rules(
                                                             "name": "Nicosia District"}]}]}
     with Stub(bad) as stub:
         printed = _ask(demo_index, stub.url, monkeypatch)
-    assert "(count: 10)" in printed and "[answered]" in printed
+    assert "(count: 11)" in printed and "[answered]" in printed
     assert "LLM planner failed" in caplog.text and "no-such-relation" in caplog.text
 
 
@@ -118,9 +118,9 @@ def test_mock_llm_receives_the_exact_block_first(demo_index: CrmGraphIndex) -> N
     pipeline = CrmQueryPipeline(demo_index, llm=MockLLM())
     answer = pipeline.run(QUESTION)
     # MockLLM cannot plan (no JSON): the rules did; it echoes the prompt it was given
-    assert answer.status == "answered" and answer.count == 10
+    assert answer.status == "answered" and answer.count == 11
     assert answer.exact is not None and answer.exact.plan is not None
     assert answer.exact.plan.analyzer == "rules"
-    assert answer.answer.index("10 churches located in Nicosia District") < \
+    assert answer.answer.index("11 churches located in Nicosia District") < \
         answer.answer.index("Documents:")
-    assert answer.context.startswith("10 churches located in Nicosia District")
+    assert answer.context.startswith("11 churches located in Nicosia District")

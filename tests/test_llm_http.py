@@ -27,7 +27,7 @@ from llama_index_crm.query.console import ChatConsole
 from llama_index_crm.query.engine import CrmQueryPipeline
 
 QUESTION = "How many churches are in Nicosia District?"
-EXACT = "10 churches located in Nicosia District"
+EXACT = "11 churches located in Nicosia District"
 PLAN = {"operation": "count", "variables": [{
     "category": "Thing", "noun": "churches", "types": ["church"],
     "links": [{"relation": "located-in", "name": "Nicosia District"}]}]}
@@ -85,7 +85,7 @@ def test_ask_chat_and_query_send_only_requests_the_api_accepts(
     with StrictStub(planner_reply) as stub:
         llm = ["--index", str(demo_index.folder), "--llm", f"openai:stub-model@{stub.url}"]
         code, printed, err = _cli(["ask", *llm, QUESTION])
-        assert code == 0 and printed.startswith(ANSWER) and "(count: 10)" in printed, err
+        assert code == 0 and printed.startswith(ANSWER) and "(count: 11)" in printed, err
         code, _, _ = _cli(["query", *llm, "--questions", str(questions),
                            "--out", str(tmp_path / "r.jsonl")])
         assert code == 0
@@ -101,7 +101,7 @@ def test_ask_chat_and_query_send_only_requests_the_api_accepts(
     assert plans and all(r["tool_choice"] == {"type": "function", "function": {
         "name": r["tools"][0]["function"]["name"]}} for r in plans)
     assert answer.exact is not None and answer.exact.plan is not None
-    assert answer.exact.plan.analyzer == "llm" and answer.count == 10
+    assert answer.exact.plan.analyzer == "llm" and answer.count == 11
     assert answer.answer == ANSWER and not answer.notices
 
 
@@ -120,7 +120,7 @@ def test_a_server_without_tools_gets_a_json_response_format(demo_index: CrmGraph
         asked = len(stub.requests)
         second = pipeline.run("How many churches are in the Troodos mountains?")
     assert first.exact is not None and first.exact.plan is not None
-    assert first.exact.plan.analyzer == "llm" and first.count == 10
+    assert first.exact.plan.analyzer == "llm" and first.count == 11
     plan_request = [r for r in stub.requests[asked:] if PLANNER in _messages_text(r)][0]
     assert plan_request["response_format"]["type"] == "json_object"
     assert "schema" in plan_request["response_format"]
@@ -137,7 +137,7 @@ def test_a_plan_that_is_not_a_plan_falls_back_to_the_rules(demo_index: CrmGraphI
     with StrictStub(reply) as stub:
         answer = CrmQueryPipeline(demo_index, llm=make_llm(f"openai:m@{stub.url}")).run(
             QUESTION)
-    assert answer.count == 10 and answer.exact is not None and answer.exact.plan is not None
+    assert answer.count == 11 and answer.exact is not None and answer.exact.plan is not None
     assert answer.exact.plan.analyzer == "rules" and answer.answer == ANSWER
     assert "LLM planner failed" in caplog.text and not answer.notices
 
@@ -156,7 +156,7 @@ def test_ask_with_the_llm_down_prints_the_answer_and_one_line(
         capture_output=True, text=True, env=env, timeout=120)
     elapsed = time.monotonic() - started
     assert done.returncode == 0, done.stderr
-    assert EXACT in done.stdout and "(count: 10)" in done.stdout
+    assert EXACT in done.stdout and "(count: 11)" in done.stdout
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and "unavailable" in lines[0] and "cannot connect" in lines[0], lines
     print(f"crm-rag ask with the LLM down: {elapsed:.1f} s")
@@ -181,7 +181,7 @@ def test_a_hung_llm_is_told_by_the_probe_and_never_asked(demo_index: CrmGraphInd
     with SlowServer(hung=True) as hung:
         code, printed, err = _cli(["ask", "--index", str(demo_index.folder), "--llm",
                                    f"openai:m@{hung.url}", QUESTION])
-    assert code == 0 and EXACT in printed and "(count: 10)" in printed
+    assert code == 0 and EXACT in printed and "(count: 11)" in printed
     assert err.count("\n") == 1 and "unavailable" in err and "no reply within 3 s" in err, err
     assert hung.gets == 1 and hung.requests == 0
 
@@ -199,7 +199,7 @@ def test_an_answer_request_the_server_refuses_keeps_the_answer(
     with StrictStub(planner_reply, reject=too_long) as stub:
         code, printed, err = _cli(["ask", "--index", str(demo_index.folder), "--llm",
                                    f"openai:m@{stub.url}", QUESTION])
-    assert code == 0 and EXACT in printed and "(count: 10)" in printed
+    assert code == 0 and EXACT in printed and "(count: 11)" in printed
     assert "Traceback" not in err and "unavailable" not in err  # it is not down
     said = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     assert len(said) == 1 and "refused the request (HTTP 400: This model's maximum " \
@@ -223,10 +223,10 @@ def test_chat_and_the_python_api_answer_with_the_llm_down(demo_index: CrmGraphIn
                           out=out)
     assert console.run([QUESTION, "", "Which churches are in the Troodos mountains?"]) == 0
     said = out.getvalue()
-    assert EXACT in said and "10 churches located in Troodos Mountains" in said
+    assert EXACT in said and "11 churches located in Troodos Mountains" in said
     assert said.count("unavailable") == 1  # said once, not per question
     answer = demo_index.ask(QUESTION, llm=make_llm(url))
-    assert answer.count == 10 and EXACT in answer.answer
+    assert answer.count == 11 and EXACT in answer.answer
     assert len(answer.notices) == 1 and "cannot connect" in answer.notices[0]
     response = demo_index.as_query_engine(llm=make_llm(url)).query(QUESTION)
     assert EXACT in str(response)

@@ -71,7 +71,7 @@ def test_the_rendered_prompt_follows_the_question_type(demo_index: CrmGraphIndex
                                          "Answer:\nassistant:")
     counting = demo_index.ask("How many churches are in Nicosia District?", llm=MockLLM())
     assert AGGREGATION in counting.answer and "Dataset statistics:" in counting.answer
-    assert counting.count == 10  # the count is still the structured one
+    assert counting.count == 11  # the count is still the structured one
     specific = demo_index.ask("Who founded the church at Asinou?", llm=MockLLM()).answer
     assert SPECIFIC in specific and "Dataset statistics" not in specific
     assert "Nikephoros Ischyrios" in specific

@@ -106,8 +106,8 @@ def test_asinou_question_surfaces_church_place_and_founder_together(
 def test_count_question_counts_through_the_graph(index: CrmGraphIndex) -> None:
     answer = index.as_query_pipeline().run("How many churches are in Nicosia District?")
     assert answer.plan.type == "aggregation"
-    assert answer.count == 10
-    assert answer.answer.startswith("10 ")
+    assert answer.count == 11
+    assert answer.answer.startswith("11 ")
 
 
 def test_follow_up_is_asked_in_the_conversation(index: CrmGraphIndex) -> None:
@@ -215,7 +215,7 @@ def test_cli_query_writes_the_evaluation_contract(index: CrmGraphIndex, tmp_path
         assert r["status"] == "answered"
         assert r["retrieved"] and {"uri", "label", "score"} <= set(r["retrieved"][0])
     assert "Demetre de Coron" in results[1]["context"]
-    assert results[2]["count"] == 10
+    assert results[2]["count"] == 11
 
 
 @pytest.mark.parametrize("question", ["???", "Ποιος ίδρυσε την εκκλησία της Ασίνου;",

@@ -146,6 +146,7 @@ class ExactAnswerer:
         self.lexicon = lexicon
         self.names = NameIndex(data.name_rows())
         type_nouns = {label: category for label, category in data.type_labels()}
+        self.executor.known_types = frozenset(fold_name(label) for label in type_nouns)
         self.planner = RulePlanner(self.names, self.lexicon, type_nouns, trial=self._trial,
                                    present=self.executor.relation_present,
                                    holders=self.executor.collection_holders)

@@ -28,6 +28,7 @@ from llama_index_crm.exact.relations import (
     type_label_names,
 )
 from llama_index_crm.exact.values import GraphValues
+from llama_index_crm.exact.wholes import broader, wholes
 from llama_index_crm.ontology import CATEGORIES, Ontology
 from llama_index_crm.query.conversation import word_set
 from llama_index_crm.query.lexicon import pluralise
@@ -194,6 +195,9 @@ class Executor:
         self._type_labels: dict[int, tuple[str, ...]] = {}
         self._folded: dict[int, str] = {}
         self._has_type = self.lexicon.get("has-type")
+        self.known_types: frozenset[str] = frozenset()
+        """Folded type and class labels other nodes of the graph carry (set by the answerer):
+        members without a type are no "churches" when the graph types its churches."""
 
     @property
     def _records(self) -> dict[int, int]:
@@ -300,7 +304,7 @@ class Executor:
         elif plan.operation == "superlative":
             self._rank(plan, result)
         elif plan.operation == "group" and plan.group_by:
-            result.groups = self._group(items, plan.group_by)
+            result.groups = self._group(items, plan.group_by, plan.variables[0].types)
             if plan.limit:
                 known = [g for g in result.groups if g.key != NOT_RECORDED]
                 known.sort(key=lambda g: -len(g.items))
@@ -479,17 +483,25 @@ class Executor:
         if not len(todo):
             return
         labels: dict[int, list[str]] = {int(n): [] for n in todo}
+        broader_labels: dict[int, list[str]] = {int(n): [] for n in todo}
         if self._has_type is not None:
             walk = self.walker.walk(self._has_type, todo)
             for start, type_node in zip(walk.start.tolist(), walk.node.tolist(), strict=True):
                 labels[int(todo[start])].append(self.store.label_of(type_node) or "")
+            # a chapel is a church when its type's broader term (P127) is "church"
+            up = broader(self.engine, walk.node) if len(walk) else None
+            for row, term in zip(up.start.tolist() if up else [], up.node.tolist() if up else [],
+                                 strict=True):
+                node = int(todo[walk.start[row]])
+                broader_labels[node].append(self.store.label_of(term) or "")
         for node, texts in labels.items():
             words: set[str] = set()
             for text in texts:
                 folded = fold_name(text)
                 words.add(folded)
                 words.update(folded.split())
-            self._type_labels[node] = tuple(fold_name(t) for t in texts if t)
+            self._type_labels[node] = tuple(fold_name(t) for t in (*texts, *broader_labels[node])
+                                            if t)
             self._type_words[node] = frozenset(words)
 
     def _filter(self, var: Variable, members: Members) -> Members:
@@ -526,8 +538,12 @@ class Executor:
         types = [t for t in var.types if t not in GENDER_WORDS]  # genders: checked above
         if types:
             self._load_type_text(n for n in members if n not in self._type_labels)
-            if any(self._type_labels.get(n) for n in members):
-                members = {n: ev for n, ev in members.items() if self._typed(n, types)}
+            if any(self._type_labels.get(n) for n in members) or any(
+                    type_label_names(label, fold_name(word)) for word in types
+                    for label in self.known_types):
+                typed = {n: ev for n, ev in members.items() if self._typed(n, types)}
+                others = {n: ev for n, ev in members.items() if n not in typed}
+                members = {**self._wholes(others, types, typed), **typed}
             elif members:  # "which country…" where places carry no type: not checked
                 self._notes.append(f"no {var.noun or 'member'} has a type recorded, so "
                                    f"“{'/'.join(types)}” is not checked")
@@ -536,6 +552,29 @@ class Executor:
                     link.relation == condition.through for link in var.links):
                 members = self._value_filter(members, condition)
         return members
+
+    def _wholes(self, members: Members, types: Sequence[str],
+                skip: Members | None = None) -> Members:
+        """The wholes of the type asked for that the members are parts of (none fitting the
+        type themselves): "churches depicting X" when parts of churches depict X."""
+        skip = skip or {}
+        if not members:
+            return {}
+        walk = wholes(self.engine, np.fromiter(members, dtype=np.int64, count=len(members)))
+        found: Members = {}
+        first: dict[int, int] = {}  # each whole once, by the first row reaching it
+        for i, node in enumerate(walk.node.tolist()):
+            if node not in skip:
+                first.setdefault(node, i)
+        self._load_type_text(n for n in first if n not in self._type_labels)
+        rows = [i for node, i in first.items() if self._typed(node, types)]
+        for i, witness in zip(rows, walk.witnesses(rows), strict=True):
+            node = int(walk.node[i])
+            found.setdefault(node, [*members[walk.origin(i)], *witness])
+        if found:
+            self._notes.append(f"{len(found)} read through their parts: what the question "
+                               f"asks is recorded of a part of each of them")
+        return found
 
     def _gendered(self, nodes: np.ndarray, words: frozenset[str], noun: str) -> np.ndarray:
         """Boolean per actor: typed with a gender word ("Female"); all True, and said, when
@@ -813,7 +852,8 @@ class Executor:
             item.evidence = item.evidence + evidence.get(item.node, [])
         return counts
 
-    def _group(self, items: list[Item], group_by: str) -> list[Group]:
+    def _group(self, items: list[Item], group_by: str,
+               asked: Sequence[str] = ()) -> list[Group]:
         name, _, unit = group_by.partition(":")
         relation = self.lexicon[name]
         found = self.values_of([it.node for it in items], relation)
@@ -823,7 +863,9 @@ class Executor:
             for key in keys or {NOT_RECORDED}:
                 groups.setdefault(str(key), []).append(item)
         if name == "has-type" and len(groups) > 1:
-            dominant = [k for k, v in groups.items() if len(v) >= DOMINANT_SHARE * len(items)]
+            # "types of church": "church" itself tells them apart no more than a type on all
+            dominant = [k for k, v in groups.items() if len(v) >= DOMINANT_SHARE * len(items)
+                        or fold_name(k) in {fold_name(a) for a in asked}]
             if len(dominant) < len(groups):
                 for key in dominant:
                     del groups[key]

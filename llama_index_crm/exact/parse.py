@@ -47,7 +47,9 @@ from llama_index_crm.exact.parse_words import (
     _CONTRACTED,
     _CONTRACTIONS,
     _HOW_SIZE,
+    _NEGATIVE,
     _ORDINAL_RE,
+    _SHOW_ME,
     _TOKEN_RE,
     AUX,
     DESCRIBE_RE,
@@ -72,6 +74,7 @@ from llama_index_crm.exact.parse_words import (
     Parsed,
     Slot,
     _expand_bare,
+    _expand_negative,
     _size_question,
     fits,
     pronoun_fits,
@@ -176,7 +179,9 @@ class RulePlanner:
             bare = re.sub(r"[\"“”‘’'«»]?" + re.escape(title) + r"[\"“”‘’'«»]?",
                           f" {QUOTE.format(i)} ", bare, count=1)
         bare = _BARE_CONTRACTIONS.sub(_expand_bare, bare)  # not inside quoted titles
+        bare = _NEGATIVE.sub(_expand_negative, bare)
         bare = _HOW_SIZE.sub(_size_question, bare)
+        bare = _SHOW_ME.sub("", bare)  # "show me the churches": no verb of depicting
         found = find_time_range(bare)
         spans = []  # every time expression: the first filters, the others are read past
         start = 0

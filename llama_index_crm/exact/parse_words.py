@@ -38,10 +38,20 @@ _BARE_CONTRACTIONS = re.compile(
     r"can|could|should|would)nt|(wasn|isn|aren|weren|hasn|haven|hadn|couldn|shouldn|"
     r"wouldn|didn|doesn|don)t)\b", re.I)
 """The same typed without the apostrophe ("whats", "didnt", "dont")."""
+_NEGATIVE = re.compile(r"\b(ca|wo|ai|[a-z]+)n['’]t\b", re.I)
+"""A verb with "not" ("aren't", "didn't", "can't", "won't")."""
+
+
+def _expand_negative(match: re.Match[str]) -> str:
+    stem = match.group(1)
+    return {"ca": "can", "wo": "will", "ai": "is"}.get(stem.lower(), stem) + " not"
 _HOW_SIZE = re.compile(r"\bhow (big|large|small|tall|high|wide|long|heavy|deep)"
                        r"(?: (is|was|are|were))?\b", re.I)
 """"How big is X" asks the size of X ("how tall" its height)."""
 _SIZE_NOUNS = WORDS.size_nouns
+_SHOW_ME = re.compile(r"^\W*(?:(?:please|kindly|can you|could you)\s+)?(?:show|display|give|tell|"
+                      r"find|get)\s+(?:me|us)\b", re.I)
+""""Show me the churches": a request that opens the question, not a verb of depicting."""
 
 
 def _size_question(match: re.Match[str]) -> str:

@@ -215,6 +215,9 @@ class _Query:
         t, label = self.fresh("type"), self.fresh("typelabel")
         words = "|".join(fold_name(w) for w in words)
         joiners = "|".join(TYPE_HEAD_JOINERS)
+        broader, _ = self.x.engine.predicate_forms("P127_has_broader_term")
+        if broader:  # a chapel is a church when "chapel" has "church" as broader term
+            path = f"({path})/({_alt(broader)})*"
         self.lines.append(f"{name} {path} {t} . {t} {_alt(TEXT_PREDICATES)} {label} .")
         self.lines.append(f'FILTER(REGEX(LCASE(STR({label})), "(^| )({words})$|^({words}) '
                           f'({joiners}) "))')

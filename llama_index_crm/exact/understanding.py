@@ -39,6 +39,8 @@ __all__ = ["PlannerWords", "Understanding", "Word", "planner_words", "understand
 
 _WORD = re.compile(r"[^\W_][\w'’\-]*", re.UNICODE)
 _POSSESSIVE = re.compile(r"['’]s?$")
+NEGATIONS = frozenset({"not", "never", "nor", "neither"})
+"""Words that turn a question round: a plan without an exclusion does not answer them."""
 QUESTION_RANGES = {"where": frozenset({"Place"}), "when": frozenset({"Time"})}
 """Question words that ask for a kind of value: the plan must give one."""
 
@@ -111,9 +113,9 @@ def planner_words() -> PlannerWords:
                | rules.COLLECTION | rules.HOLDING_VERBS | rules.PREPOSITIONS
                | rules.TITLE_VERBS | rules.HONORIFICS | rules.TITLE_JOINERS
                | frozenset(rules.PRONOUNS) | frozenset(rules.NUMBERS)
-               | {w for x in rules.EXCLUSIONS for w in x.split()}
-               | {"and", "or", "not", "no", "than", "as", "if", "whether", "did", "s", "also",
-                  "both", "either", "neither", "just", "only", "ever", "so", "then", "here",
+               | {w for x in rules.EXCLUSIONS for w in x.split()} - NEGATIONS
+               | {"and", "or", "no", "than", "as", "if", "whether", "did", "s", "also",
+                  "both", "either", "just", "only", "ever", "so", "then", "here",
                   "else", "yet", "thanks", "thank", "hi", "hello", "hey", "kindly",
                   "wondering", "curious", "interested", "look", "looking", "see", "check",
                   "happen", "happens", "happened", "exactly", "precisely", "roughly",
@@ -305,6 +307,9 @@ def understand(question: str, plan: ExactPlan | None, words: PlannerWords,
                 continue
         if word in excluded:
             role = "name"
+        elif word in NEGATIONS:  # "which churches are not in X": only an exclusion says it
+            role = "grammar" if plan is not None and any(v.exclude for v in plan.variables) \
+                else "unexplained"
         elif tag == "quote":
             role = "name" if word in names else "unexplained"
         elif tag == "time":
