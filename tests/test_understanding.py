@@ -330,3 +330,52 @@ def test_show_me_opens_a_request_and_depicts_nothing(exact: ExactAnswerer) -> No
     assert answer.status == "answered" and answer.total == 12, answer.plan_text
     assert "depict" not in answer.text
     assert "depicting" in ask(exact, "show me churches that depict Christ").text
+
+
+@pytest.mark.parametrize("question", [
+    "Which churches were painted in the 14th century?",
+    "Quelles églises ont été peintes au XIVe siècle ?",
+    "Welche Kirchen wurden im 14. Jahrhundert ausgemalt?",
+    "Ποιες εκκλησίες αγιογραφήθηκαν τον 14ο αιώνα;",
+])
+def test_churches_painted_in_a_century_need_no_named_painter(
+        exact: ExactAnswerer, question: str) -> None:
+    # two of the three campaigns name no painter: "no churches" would be false
+    answer = ask(exact, question)
+    assert answer.status == "answered" and answer.total == 3, (answer.text, answer.plan_text)
+    for church in ("Church of the Holy Cross, Pelendri", "Saint Nicholas of the Roof"):
+        assert church in answer.text
+
+
+@pytest.mark.parametrize(("question", "words"), [
+    ("Ποιος είναι ο ζωγράφος των τοιχογραφιών της Παναγίας του Άρακα;", "τοιχογραφιών"),
+    ("Qual è la chiesa più antica della valle di Marathasa?", "Qual"),
+    ("Welche Kirche hat die meisten erfassten Bildszenen?", "erfassten Bildszenen"),
+])
+def test_foreign_words_in_lower_case_or_opening_the_question_are_no_names(
+        exact: ExactAnswerer, question: str, words: str) -> None:
+    answer = ask(exact, question)
+    assert answer.status != "not_found", answer.text
+    assert words not in answer.text
+
+
+@pytest.mark.parametrize("question", [
+    "where is the Enkleistra of St Neophytos",
+    "Dove si trova l'Enkleistra di San Neofito?",
+    "¿Dónde está la Enkleistra de San Neófito?",
+])
+def test_a_name_continued_in_another_spelling_is_read_as_the_graph_s(
+        exact: ExactAnswerer, question: str) -> None:
+    answer = ask(exact, question)
+    assert answer.status == "answered", answer.plan_text
+    assert "Paphos District" in answer.text and "reading" in answer.text
+
+
+def test_other_forms_of_lexicon_words_and_centuries_in_numbers() -> None:
+    lexicons = Lexicons.default()
+    greek, spanish = lexicons.get("el"), lexicons.get("es")
+    assert greek is not None and spanish is not None
+    # "τοιχογραφιών" is a case of "τοιχογραφίες"; names keep their capitals
+    assert "wall painting" in greek.translate("ο ζωγράφος των τοιχογραφιών της Ασίνου")
+    assert "Ασίνου" in greek.translate("ο ζωγράφος των τοιχογραφιών της Ασίνου")
+    assert "14th century" in spanish.translate("¿Qué iglesias se pintaron en el siglo XIV?")

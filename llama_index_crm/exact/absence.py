@@ -66,6 +66,14 @@ CAPITALISED_NOUNS = frozenset({"de"})
 """Languages that write every noun with a capital: one capitalised word is no sign of a name."""
 EXISTING = frozenset({"exact", "stripped", "inverted", "stop-words"})
 """Ways a name matches that say the node is there (as another kind than asked)."""
+RARE_OPENER = 5
+"""Names a word may open and still single one out ("Enkleistra …", not "Panagia …")."""
+CONTINUED_RATIO = 65
+"""rapidfuzz ratio from which the words after such a word are the name's, spelt otherwise
+("san neofito" for "saint neophytos": 69; "st neophytos": 89)."""
+NAME_JOINERS = frozenset({"of", "the", "de", "di", "del", "della", "du", "des", "la", "le",
+                          "von", "der", "tou", "tis", "ton"})
+"""Small words inside names, left out when names are compared."""
 MIN_NAME = 3
 """Letters a lone word needs to be read as a name ("se", "s" are not)."""
 MIN_WORD = 5
@@ -126,6 +134,15 @@ class AbsenceCheck:
         if completed is not None:  # "authors of the u.s.": a title, read in part as a class
             return Proof(text, False, f"“{text}” ends the name “{completed}” with the words "
                          f"before it")
+        continued = self.continued(text, question)
+        if continued is not None:  # "the Enkleistra di San Neofito", "… of St Neophytos"
+            found = self.names.exact(continued) if self.names is not None else []
+            label = found[0].name if found else continued
+            rest = label.split()[1:]
+            while rest and fold_name(rest[0]) in NAME_JOINERS:
+                rest.pop(0)
+            return Proof(text, False, f"“{text}” may end the name “{label}”, spelt "
+                         f"otherwise, with the word before it", " ".join(rest) or None)
         trimmed = self.trimmed(text, question)
         if trimmed is not None:  # "times moynihan": an ordinary word stuck to a name
             return Proof(text, False, f"“{text}” holds the name “{trimmed}” beside "
@@ -168,6 +185,33 @@ class AbsenceCheck:
             found = self.names.exact(phrase)
             if found:
                 return found[0].name
+        return None
+
+    def continued(self, text: str, question: str) -> str | None:
+        """A name of the graph that a rare word before ``text`` opens and whose other words
+        are ``text`` spelt otherwise ("Enkleistra di San Neofito" for "Enkleistra of Saint
+        Neophytos", "St" for "Saint"), if any."""
+        if self.names is None:
+            return None
+        from rapidfuzz import fuzz
+
+        keys = " ".join(fold_name(m.group()) for m in _WORD.finditer(question)).split()
+        words = fold_name(text).split()
+        start = _find(keys, words)
+        if start is None:
+            return None
+        before = [k for k in keys[max(0, start - 3):start] if len(k) >= MIN_WORD]
+        if not before:
+            return None
+        opener = before[-1]
+        opened = [k for k in self.names.keys if k.startswith(opener + " ")][:RARE_OPENER + 1]
+        if not 0 < len(opened) <= RARE_OPENER:
+            return None
+        wanted = " ".join(w for w in words if w not in NAME_JOINERS)
+        for name in opened:
+            rest = " ".join(w for w in name[len(opener) + 1:].split() if w not in NAME_JOINERS)
+            if rest and fuzz.ratio(rest, wanted) >= CONTINUED_RATIO:
+                return name
         return None
 
     def trimmed(self, text: str, question: str) -> str | None:
@@ -231,6 +275,12 @@ class AbsenceCheck:
                                        and len(w) > 2 for w in folded)
         span = tokens[start:start + len(folded)]
         first = start == 0
+        if foreign and (not any(t[:1].isupper() for t in span) or first and len(span) == 1
+                        or any(t.islower() and len(t) > 3 for t in span)):
+            # names are written with capitals in every language with a lexicon: a word in
+            # lower case is one the lexicon lacks ("τοιχογραφιών", "erfassten Bildszenen"),
+            # and a capital opening the question is the sentence's ("Qual è …")
+            return False
         ordinary = len(span) == 1 and span[0].islower() and (
             folded[0] in self.common or singularise(folded[0]) in self.common)
         if ordinary and start > 0 and keys[start - 1] in {"the", "a", "an"} \

@@ -622,8 +622,8 @@ class Executor:
         match = mentions_forms if condition.forms else mentions
         if wanted is not None and relation.id == TITLE_RELATION:  # its own name counts too
             kept = {n: ev for n, ev in members.items() if match(self._folded_text(n), wanted)}
-        for row, witness in zip(range(len(walk)), walk.witnesses(range(len(walk))),
-                                strict=True):
+        rows = self._hinted(walk, condition.hints) if condition.hints else range(len(walk))
+        for row, witness in zip(rows, walk.witnesses(rows), strict=True):
             member = int(ids[walk.start[row]])
             if member in kept:
                 continue

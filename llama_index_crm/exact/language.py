@@ -25,6 +25,7 @@ from retrieval.
 from __future__ import annotations
 
 import json
+import os
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
@@ -41,6 +42,10 @@ LEXICON_DIR = Path("lexicon")
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 _GREEK = re.compile(r"[\u0370-\u03ff\u1f00-\u1fff]")
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+INFLECTION = 3
+"""Letters at the end of a word that inflection may change (Greek cases, Romance endings)."""
+MIN_INFLECTED = 7
+"""Letters a word needs for its other forms to be looked for."""
 MIN_FOREIGN = 2
 """Function words of another language that make a question that language's."""
 
@@ -50,6 +55,7 @@ _TOKEN = re.compile(r"[^\W_]+(?:-[^\W_]+)*['’]?|[\"“”«»‘?!.,;:]", re.U
 _WHOLE_TOKEN = re.compile(r"[^\W_]+(?:['’\-][^\W_]+)*|[\"“”«»‘?!.,;:]", re.UNICODE)
 """A word with its apostrophes ("who's", "o'keeffe"), or punctuation."""
 ENGLISH_AUX = frozenset({"has", "have", "had"})
+PASSIVE_AUX = frozenset({"was", "were", "is", "are"})
 QUESTION_WORDS = frozenset({"who", "what", "which", "when", "where", "how many", "whose",
                             "who is", "who are", "who was", "in which year"})
 
@@ -98,7 +104,30 @@ class Lexicon:
         found = self.words.get(phrase)
         if found is None and fold_name(phrase):
             found = self.folded.get(fold_name(phrase))
+        if found is None and len(tokens) == 1 and tokens[0].islower():
+            found = self._inflected(fold_name(phrase))
         return found
+
+    def _inflected(self, word: str) -> str | None:
+        """The English of another form of a word the lexicon holds ("τοιχογραφιών" of
+        "τοιχογραφίες", "affrescate" of "affrescata"): the words of the lexicon that share
+        all but their last :data:`INFLECTION` letters with it, when they all mean the same.
+        Lower-case words only: names keep their capitals."""
+        if len(word) < MIN_INFLECTED or " " in word:
+            return None
+        best, meanings = 0, set()
+        for key, value in self.folded.items():
+            if " " in key or len(key) < MIN_INFLECTED:
+                continue
+            shared = len(os.path.commonprefix([key, word]))
+            if shared < len(word) - INFLECTION or shared < len(key) - INFLECTION:
+                continue
+            if shared > best:
+                best, meanings = shared, {value}
+            elif shared == best:
+                meanings.add(value)
+        roots = {m.removeprefix("was ").removeprefix("were ").removesuffix("s") for m in meanings}
+        return sorted(meanings)[0] if len(roots) == 1 and "" not in roots else None
 
     def translate(self, question: str, keep: Sequence[tuple[int, int]] = ()) -> str:
         """The question with every known phrase replaced by its English words (longest
@@ -138,10 +167,19 @@ class Lexicon:
             else:
                 out.append(tokens[i])
                 i += 1
-        if self.verb_last and verbs and len(out) > 2 and out[1] in ENGLISH_AUX:
+        # the auxiliary the participle goes after: "who has … founded" moves next to "has";
+        # "which churches were … painted" next to "were", its subject before it ("when was
+        # the church built" stays as English has it)
+        aux = next((k for k in range(1, len(out)) if out[k] in ENGLISH_AUX | PASSIVE_AUX),
+                   None)
+        if aux is not None and out[aux] in PASSIVE_AUX and aux < 2:
+            aux = None
+        if self.verb_last and verbs and aux is not None and len(out) > aux + 1:
             last = [k for k in range(len(out)) if out[k] not in "?!.,;:"][-1]
-            if verbs[-1] == last and last > 2:  # "who has the church X founded"
-                out.insert(2, out.pop(last))
+            if verbs[-1] == last and last > aux + 1:
+                # "who has the church X founded", "which churches were in 1494 painted"
+                out.insert(aux + 1, out.pop(last))
+        out = _centuries(out)
         if out == tokens:
             return question  # nothing of the lexicon's: the question as typed
         text = " ".join(out)
@@ -159,6 +197,61 @@ VERB_FORMS = frozenset({
     "founded", "built", "painted", "made", "drew", "sculpted", "photographed", "engraved",
     "sponsored", "commissioned", "designed", "acquired", "bought", "depicted", "born", "died"})
 """English verbs a lexicon translates to (a German participle ends its clause)."""
+
+
+_ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
+_NUMBERED = re.compile(r"^(\d{1,2}|[ivxlc]{1,6})(?:e|er|ème|eme|o|ο|º|°|\.|th|st|nd|rd)?\.?$",
+                       re.IGNORECASE)
+"""A century's number as other languages write it: "XIVe", "XIV", "14ο", "14.", "14º"."""
+
+
+def _number(text: str) -> int | None:
+    match = _NUMBERED.match(text)
+    if match is None:
+        return None
+    digits = match.group(1).lower()
+    if digits.isdigit():
+        return int(digits)
+    values = [_ROMAN[c] for c in digits]
+    total = sum(-v if i + 1 < len(values) and v < values[i + 1] else v
+                for i, v in enumerate(values))
+    return total if 0 < total <= 21 else None
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _centuries(words: list[str]) -> list[str]:
+    """A century written with its number before or after the word ("au XIVe siècle",
+    "siglo XIV", "im 14. Jahrhundert", "τον 14ο αιώνα"), as English writes it: "14th
+    century"."""
+    out = list(words)
+    for i, word in enumerate(out):
+        if word != "century":
+            continue
+        dotted = i >= 2 and out[i - 1] == "."  # "im 14. Jahrhundert"
+        for j in (i - 2 if dotted else i - 1, i + 1):
+            if 0 <= j < len(out) and out[j] != "century":
+                n = _number(out[j])
+                if n is not None and not (out[j].isdigit() and len(out[j]) > 2):
+                    out[j] = ""
+                    if dotted and j == i - 2:
+                        out[i - 1] = ""
+                    out[i] = f"{_ordinal(n)} century"
+                    break
+    out = [w for w in out if w]
+    for i, word in enumerate(out):  # "τον 14ο αιώνα": a time in the accusative, no "in"
+        if word.endswith(" century") and i >= 2 and out[i - 1] == "the" and \
+                out[i - 2] not in TIME_PREPOSITIONS:
+            out.insert(i - 1, "in")
+            break
+    return out
+
+
+TIME_PREPOSITIONS = frozenset({"in", "of", "during", "from", "since", "until", "by", "to",
+                               "before", "after", "between", "and"})
 
 
 class Lexicons:

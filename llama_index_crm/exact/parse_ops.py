@@ -481,8 +481,18 @@ class OperationParts(LinkParts):
                 relation = {"Actor": "birth-date", "Event": "event-date"}.get(
                     target.category or "", "creation-date")
         through = None
-        if relation == "creation-date" and any(
-                link[0] == "created-by" and not link[2] for link in target.links):
+        made = [link for link in target.links if link[0] == "created-by" and not link[2]]
+        free = [link for link in made if link[1].anchor is None and not link[1].links
+                and not link[1].filters and not link[1].types]
+        if relation == "creation-date" and made and len(free) == len(made):
+            # "churches painted in the 14th century": no maker is asked, so none is needed
+            # (a painting campaign the graph names no painter of still dates the church);
+            # the verb singles out the event whose date counts
+            target.links = [link for link in target.links if link not in free]
+            hints = tuple(dict.fromkeys(h for link in free for h in link[3]))
+            target.filters.append(replace(condition, relation=relation, hints=hints))
+            return
+        if relation == "creation-date" and made:
             through = "created-by"  # the maker's own production carries the date
         target.filters.append(replace(condition, relation=relation, through=through))
 

@@ -95,6 +95,9 @@ class ValueFilter:
             ("works Daniel Orme made in the 1790s": his production, not another one).
         forms: ``contains`` matches other forms of its words ("lions" finds "Lion"): the
             text stands in for a relation the graph does not record.
+        hints: words of event types one of which the dated event must carry, when any
+            event on the way carries one ("painted in the 14th century": the painting
+            campaign, not the construction).
     """
 
     relation: str
@@ -103,6 +106,7 @@ class ValueFilter:
     decade_guess: bool = False
     through: str | None = None
     forms: bool = False
+    hints: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
