@@ -116,3 +116,18 @@ def test_artists_are_makers_or_holders_of_an_artist_role(exact: ExactAnswerer) -
     assert "Anna Berg" in answer.text and "Otto Pohl" not in answer.text
     people = exact.answer("which people were born in 1900", [])
     assert "Otto Pohl" in people.text
+
+
+def test_a_class_noun_after_the_name_a_misspelt_class_noun_and_the_topic_first(
+        exact: ExactAnswerer) -> None:
+    from llama_index_crm.query.conversation import inline_topic
+
+    directed = ask(exact, "who directed the Three Painters exhibition")
+    assert directed.status == "answered" and labels(directed) == {"Greta Hahn"}
+    assert "exhibition named so" in directed.text
+    shown = ask(exact, "which exhibitons was Anna Berg in")  # one edit off "exhibitions"
+    assert shown.status == "answered", shown.plan_text
+    assert labels(shown) == {"Three Painters", "Two Sculptors", "Posters"}
+    # a title with a colon, named first and pointed back to: the last separator splits
+    assert inline_topic("Prints Today: Part 2 - who directed it?") == (
+        "who directed Prints Today: Part 2?", "it", "Prints Today: Part 2")

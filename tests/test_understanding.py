@@ -379,3 +379,19 @@ def test_other_forms_of_lexicon_words_and_centuries_in_numbers() -> None:
     assert "wall painting" in greek.translate("ο ζωγράφος των τοιχογραφιών της Ασίνου")
     assert "Ασίνου" in greek.translate("ο ζωγράφος των τοιχογραφιών της Ασίνου")
     assert "14th century" in spanish.translate("¿Qué iglesias se pintaron en el siglo XIV?")
+
+
+def test_an_empty_count_ranking_states_no_none(exact: ExactAnswerer) -> None:
+    # no maker is a photographer here; "none of them can be ranked" is not proven by a path
+    answer = ask(exact, "who is the most prolific photographer")
+    assert answer.status == "retrieval_only" and "none" not in answer.text.lower()
+    # a ranking by a value no member records says so, checked member by member
+    tallest = ask(exact, "which church is the tallest")
+    assert tallest.status == "answered" and "none can be ranked" in tallest.text
+
+
+def test_other_and_same_need_a_plan_that_sets_members_apart(exact: ExactAnswerer) -> None:
+    answer = ask(exact, "Asinou: which other churches by the same founder are there?")
+    assert answer.status == "retrieval_only", answer.text
+    assert ask(exact, "who else founded asinou").status == "answered"
+

@@ -455,6 +455,11 @@ class EmptyCheck:
             return None
         plan = result.plan
         var = plan.variables[0]
+        if plan.operation == "superlative" and not result.items and \
+                (plan.order_by or "count") == "count":
+            # "who made the most relief prints" read with a path or a type no member has:
+            # "none can be ranked" would deny what the graph may well hold
+            return "the plan's path ranks none of the members it counts"
         if not result.total and any(c.forms for v in plan.variables for c in v.filters):
             return "no title holds the words the plan read in place of a relation"
         if not result.total and result.missing_relations and not plan.anchors:

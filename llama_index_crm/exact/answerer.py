@@ -213,7 +213,8 @@ class ExactAnswerer:
         if first.status != "retrieval_only" and not empty:
             return first
         for text, note in [*first.readings, *self._appositions(asked),
-                           *self._relative_clauses(asked), *self._passives(asked)]:
+                           *self._relative_clauses(asked), *self._passives(asked),
+                           *self._misspelt_nouns(asked, first)]:
             # a reading that leaves words out is judged on the question as asked; one
             # that replaces words (a close name, a relation word) on its own words, and
             # then also without a class noun before the name it put in ("the church X")
@@ -304,6 +305,25 @@ class ExactAnswerer:
             answer = replace(answer, text=f"{answer.text} ({'; '.join(settled)})")
         return replace(answer, understanding=understanding, language=language)
 
+    def _misspelt_nouns(self, asked: str, first: ExactAnswer) -> list[tuple[str, str]]:
+        """Readings with a word the plan left unexplained spelt as the class or type noun
+        one edit away ("how many exhibitons" → "exhibitions"); long words only."""
+        from rapidfuzz.distance import Levenshtein
+
+        if first.understanding is None:
+            return []
+        out = []
+        for word in first.understanding.unexplained:
+            if len(word) < MIN_MISSPELT or word in self.planner.nouns:
+                continue
+            near = [n for n in self.planner.nouns
+                    if abs(len(n) - len(word)) <= 1 and Levenshtein.distance(n, word) == 1]
+            if len(near) == 1:
+                text = re.sub(rf"\b{re.escape(word)}\b", near[0], asked, count=1,
+                              flags=re.IGNORECASE)
+                out.append((text, f"reading “{word}” as “{near[0]}”"))
+        return out
+
     @staticmethod
     def _passives(asked: str) -> list[tuple[str, str]]:
         """A question asked as a passive with its agent left open ("Mowgli in the Jungle
@@ -331,6 +351,14 @@ class ExactAnswerer:
         tokens = Lexicon.tokens(asked, False)
         out = []
         for start, end in self._names_in(asked, False):
+            after = fold_name(tokens[end]) if end < len(tokens) else ""
+            if after in self.planner.words.event_nouns and "Event" in {
+                    c.category for c in self.names.lookup(" ".join(tokens[start:end]))}:
+                # "the Modern China exhibition": the exhibition named so
+                text = " ".join(tokens[:end] + tokens[end + 1:])
+                typed = re.sub(r"\s+([?!.,;:])", r"\1", " ".join(tokens[start:end]))
+                out.append((re.sub(r"\s+([?!.,;:])", r"\1", text),
+                            f"reading “{typed} {tokens[end]}” as the {tokens[end]} named so"))
             before = start - 1
             head = start + 1 if fold_name(tokens[start]) == "the" and end - start > 1 else start
             if before < 0 or not tokens[head][:1].isupper():
@@ -618,6 +646,9 @@ class ExactAnswerer:
         return Anchor(label, self.executor.uri(node), label,
                       self.executor.values.category(node) or "")
 
+
+MIN_MISSPELT = 6
+"""Letters an unexplained word needs to be read as a noun one edit away."""
 
 SCRIPTS = {"el": re.compile(r"[\u0370-\u03ff\u1f00-\u1fff]")}
 """Languages written in a script of their own: names in it are the language's names."""

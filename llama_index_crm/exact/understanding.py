@@ -41,6 +41,8 @@ _WORD = re.compile(r"[^\W_][\w'’\-]*", re.UNICODE)
 _POSSESSIVE = re.compile(r"['’]s?$")
 NEGATIONS = frozenset({"not", "never", "nor", "neither"})
 """Words that turn a question round: a plan without an exclusion does not answer them."""
+SAMENESS = frozenset({"other", "others", "else", "another", "remaining", "same"})
+"""Words that set some members apart from others the question names."""
 QUESTION_RANGES = {"where": frozenset({"Place"}), "when": frozenset({"Time"})}
 """Question words that ask for a kind of value: the plan must give one."""
 
@@ -307,7 +309,10 @@ def understand(question: str, plan: ExactPlan | None, words: PlannerWords,
                 continue
         if word in excluded:
             role = "name"
-        elif word in NEGATIONS:  # "which churches are not in X": only an exclusion says it
+        elif word in NEGATIONS or word in SAMENESS and not (
+                word == "else" and index and out and out[-1].role == "question"):
+            # "which churches are not in X", "which other works by the same artist": only
+            # an exclusion says it ("who else painted T" asks who painted T)
             role = "grammar" if plan is not None and any(v.exclude for v in plan.variables) \
                 else "unexplained"
         elif tag == "quote":

@@ -80,6 +80,7 @@ _KINDS = {
     "time_ends": "frozenset[str]",
     "clause_openers": "frozenset[str]",
     "work_nouns": "frozenset[str]",
+    "event_nouns": "frozenset[str]",
 }
 """How each table is stored in memory (a JSON list → a frozenset or a tuple)."""
 
@@ -148,6 +149,7 @@ class QuestionWords:
     time_ends: frozenset[str]
     clause_openers: frozenset[str]
     work_nouns: frozenset[str]
+    event_nouns: frozenset[str]
 
     @classmethod
     def from_file(cls, path: Path) -> QuestionWords:

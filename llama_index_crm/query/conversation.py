@@ -241,7 +241,7 @@ def dangling_pronoun(question: str) -> str | None:
     return None
 
 
-_TOPIC = re.compile(r"^\s*(?P<topic>[^?]{3,}?)\s*(?:\s[-–—]\s|[:;]\s)\s*(?P<rest>.+)$")
+_TOPIC = re.compile(r"^\s*(?P<topic>[^?]{3,})\s*(?:\s[-–—]\s|[:;]\s)\s*(?P<rest>.+)$")
 _SUBJECT_PRONOUNS = frozenset({"he", "she", "it", "they", "him", "her", "them"})
 _POSSESSIVE_PRONOUNS = frozenset({"his", "its", "their"})
 
