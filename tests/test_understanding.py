@@ -395,3 +395,13 @@ def test_other_and_same_need_a_plan_that_sets_members_apart(exact: ExactAnswerer
     assert answer.status == "retrieval_only", answer.text
     assert ask(exact, "who else founded asinou").status == "answered"
 
+
+
+def test_which_place_is_asked_as_where_and_place_adjectives_before_born(
+        exact: ExactAnswerer) -> None:
+    readings = dict(exact._place_questions("which country was the founder of Asinou born in"))
+    assert "where was the founder of Asinou born?" in readings
+    # the one place of the graph the adjective begins like
+    readings = dict(exact._place_questions("list the Cypriot-born painters"))
+    assert "list the painters born in Cyprus" in readings
+    assert not exact._place_questions("list the Martian-born painters")

@@ -161,6 +161,7 @@ class ExactAnswerer:
         self.similar = RelationSimilarity(data, self.lexicon)
         self.lexicons = Lexicons.default()
         self._script_names: dict[str, dict[str, str]] = {}
+        self._place_rows: list[Any] | None = None
 
     def _trial(self, relation: str, other: str | None, inverse: bool,
                candidate: Candidate) -> bool:
@@ -214,14 +215,18 @@ class ExactAnswerer:
             return first
         for text, note in [*first.readings, *self._appositions(asked),
                            *self._relative_clauses(asked), *self._passives(asked),
-                           *self._misspelt_nouns(asked, first)]:
+                           *self._misspelt_nouns(asked, first),
+                           *self._place_questions(asked)]:
             # a reading that leaves words out is judged on the question as asked; one
             # that replaces words (a close name, a relation word) on its own words, and
             # then also without a class noun before the name it put in ("the church X")
             for again, more in [(text, ""), *(self._appositions(text) if note else [])]:
                 other = self._read(again, history, None, language,
                                    cover=None if note else asked)
-                if other.status == "answered" and (other.total or not empty):
+                # a reading is a guess: an empty result of it proves no absence
+                if other.status == "answered" and (other.total or other.count is None
+                                                   and other.plan is not None
+                                                   and other.plan.operation == "value"):
                     said = "; ".join(n for n in (note, more) if n)
                     return replace(other, text=f"{other.text} ({said})" if said
                                    else other.text)
@@ -332,6 +337,38 @@ class ExactAnswerer:
         if match is None:
             return []
         return [(f"who {match.group('verb')} {match.group('x').strip(' :,-—')}", "")]
+
+    def _place_questions(self, asked: str) -> list[tuple[str, str]]:
+        """Readings that ask "where" for a question asking which place ("which country was
+        the maker of T born in", "in which city did X die"), and that put a place for a
+        place adjective before "-born" ("Hungarian-born artists": artists born in Hungary,
+        the graph's place whose name the adjective begins like)."""
+        out = []
+        match = _WHICH_PLACE.match(asked)
+        if match and self.planner.noun_category(fold_name(match.group("noun"))) == "Place":
+            out.append((f"where {match.group('rest').strip()}?",
+                        f"reading “which {match.group('noun')}” as where"))
+        for born in _BORN_COMPOUND.finditer(asked):
+            place = self._place_like(fold_name(born.group("adj")))
+            if place is not None:
+                text = (asked[:born.start()] + f"{born.group('noun')} born in {place}"
+                        + asked[born.end():])
+                out.append((text, f"reading “{born.group('adj')}-born” as born in {place}"))
+        return out
+
+    def _place_like(self, adjective: str) -> str | None:
+        """The one place of the graph whose name shares the adjective's first letters
+        (all but its ending: "hungar|ian", "scot|tish", "canad|ian")."""
+        stem = adjective[:max(MIN_PLACE_STEM, len(adjective) - 4)]
+        found = {row.name for row in self._places() if fold_name(row.name).startswith(stem)
+                 and " " not in fold_name(row.name).split(",")[0]}
+        return found.pop() if len(found) == 1 else None
+
+    def _places(self) -> list[Any]:
+        if self._place_rows is None:
+            self._place_rows = [r for r in self.names.rows if r.category == "Place"
+                                and r.kind in {"label", "alt"}]
+        return self._place_rows
 
     def _relative_clauses(self, asked: str) -> list[tuple[str, str]]:
         """Readings with a relative clause on a maker's noun made a genitive ("the artist
@@ -647,6 +684,13 @@ class ExactAnswerer:
                       self.executor.values.category(node) or "")
 
 
+_WHICH_PLACE = re.compile(r"^\s*(?:in\s+)?(?:which|what)\s+(?P<noun>[a-z]+)\s+"
+                          r"(?P<rest>(?:was|were|did|is)\s.+?)(?:\s+in)?\s*\??\s*$", re.I)
+"""A question asking which place: "which country was X born in"."""
+_BORN_COMPOUND = re.compile(r"\b(?P<adj>[A-Za-z]{4,})-born\s+(?P<noun>[a-z]+)", re.I)
+"""A place adjective before "-born" and the noun it qualifies."""
+MIN_PLACE_STEM = 4
+"""Letters of a place adjective that must open the place's name."""
 MIN_MISSPELT = 6
 """Letters an unexplained word needs to be read as a noun one edit away."""
 

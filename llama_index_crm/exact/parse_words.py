@@ -49,8 +49,8 @@ _HOW_SIZE = re.compile(r"\bhow (big|large|small|tall|high|wide|long|heavy|deep)"
                        r"(?: (is|was|are|were))?\b", re.I)
 """"How big is X" asks the size of X ("how tall" its height)."""
 _SIZE_NOUNS = WORDS.size_nouns
-_SHOW_ME = re.compile(r"^\W*(?:(?:please|kindly|can you|could you)\s+)?(?:show|display|give|tell|"
-                      r"find|get)\s+(?:me|us)\b", re.I)
+_SHOW_ME = re.compile(r"(?:^|(?<=[:;] )|(?<= [-–—] ))\W*(?:(?:please|kindly|can you|could you)"
+                      r"\s+)?(?:show|display|give|tell|find|get)\s+(?:me|us)\b", re.I)
 """"Show me the churches": a request that opens the question, not a verb of depicting."""
 
 
