@@ -405,3 +405,11 @@ def test_which_place_is_asked_as_where_and_place_adjectives_before_born(
     readings = dict(exact._place_questions("list the Cypriot-born painters"))
     assert "list the painters born in Cyprus" in readings
     assert not exact._place_questions("list the Martian-born painters")
+
+
+def test_a_reading_that_finds_nothing_proves_no_absence(exact: ExactAnswerer) -> None:
+    # "frescoes" one edit from "frescos", a work noun: the reading finds no "frescos" part of
+    # the church; that is no ground to say nobody painted it
+    answer = ask(exact, "Who painted the frescoes in the Church of the Transfiguration of "
+                        "the Saviour at Palaichori?")
+    assert answer.status == "retrieval_only" and "no actors" not in answer.text
