@@ -209,7 +209,8 @@ MUTANTS: tuple[Mutant, ...] = (
            "                members = typed\n", ("tests/test_understanding.py",),
            "exact: 'which churches depict X' misses churches whose parts depict X"),
     Mutant("exact-readings-empty-accepted", "llama_index_crm/exact/answerer.py",
-           "                if other.status == \"answered\" and (other.total or other.count is None\n",
+           "                if other.status == \"answered\" and (other.total or "
+           "other.count is None\n",
            "                if other.status == \"answered\" and (True or other.count is None\n",
            ("tests/test_understanding.py",),
            "exact: a reading that finds nothing is stated as 'there are none'"),
