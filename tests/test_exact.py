@@ -160,7 +160,8 @@ def test_makers_named_by_what_they_make(exact: ExactAnswerer) -> None:
     top = ask(exact, "who is the most prolific painter")  # the painter, not "who"
     assert top.plan is not None and top.plan.variables[0].noun == "painter"
     assert top.plan.operation == "superlative"
-    assert top.text.startswith("Painter with the most paintings: ")  # paintings counted
+    assert top.text.startswith(("Painter with the most paintings: ",  # paintings counted
+                                "Painters with the most paintings: "))
     assert any(link.role == "painting" for v in top.plan.variables for link in v.links)
 
 

@@ -413,3 +413,14 @@ def test_a_reading_that_finds_nothing_proves_no_absence(exact: ExactAnswerer) ->
     answer = ask(exact, "Who painted the frescoes in the Church of the Transfiguration of "
                         "the Saviour at Palaichori?")
     assert answer.status == "retrieval_only" and "no actors" not in answer.text
+
+
+def test_a_noun_the_graph_types_actors_with_leaves_out_those_typed_otherwise(
+        exact: ExactAnswerer) -> None:
+    # the Araka campaign's actor is its donor, typed "donor": not a painter of it
+    answer = ask(exact, "which painter painted the panagia tou araka")
+    assert answer.status == "retrieval_only" and "Leon Authentes" not in answer.text
+    painters = {i["label"] for i in ask(exact, "how many painters are there").items}
+    assert "Philippos Goul" in painters and "Leon Authentes" not in painters
+    # "people" is a class, not a type the graph gives: every person stays
+    assert ask(exact, "how many people are in the graph").count == 11

@@ -147,6 +147,10 @@ class ExactAnswerer:
         self.names = NameIndex(data.name_rows())
         type_nouns = {label: category for label, category in data.type_labels()}
         self.executor.known_types = frozenset(fold_name(label) for label in type_nouns)
+        self.executor.actor_types = frozenset(
+            fold_name(t) for category, types in zip(data.meta.categories, data.meta.types,
+                                                    strict=True)
+            if category == "Actor" for t in types)
         self.planner = RulePlanner(self.names, self.lexicon, type_nouns, trial=self._trial,
                                    present=self.executor.relation_present,
                                    holders=self.executor.collection_holders)

@@ -31,7 +31,7 @@ from llama_index_crm.exact.values import GraphValues
 from llama_index_crm.exact.wholes import broader, wholes
 from llama_index_crm.ontology import CATEGORIES, Ontology
 from llama_index_crm.query.conversation import word_set
-from llama_index_crm.query.lexicon import pluralise
+from llama_index_crm.query.lexicon import pluralise, singularise
 from llama_index_crm.rdf import RDF_TYPE, RDF_VALUE
 from llama_index_crm.storage.names import fold_name
 from llama_index_crm.storage.triples import TripleStore
@@ -195,6 +195,8 @@ class Executor:
         self._type_labels: dict[int, tuple[str, ...]] = {}
         self._folded: dict[int, str] = {}
         self._has_type = self.lexicon.get("has-type")
+        self.actor_types: frozenset[str] = frozenset()
+        """Folded labels of the types (P2) the graph gives actors (set by the answerer)."""
         self.known_types: frozenset[str] = frozenset()
         """Folded type and class labels other nodes of the graph carry (set by the answerer):
         members without a type are no "churches" when the graph types its churches."""
@@ -536,6 +538,8 @@ class Executor:
         members = {n: members[n] for n, k in zip(nodes.tolist(), keep.tolist(), strict=True)
                    if k and n not in excluded}
         types = [t for t in var.types if t not in GENDER_WORDS]  # genders: checked above
+        if var.category == "Actor" and var.anchor is None and not types and noun:
+            members = self._typed_otherwise(members, noun)
         if types:
             self._load_type_text(n for n in members if n not in self._type_labels)
             if any(self._type_labels.get(n) for n in members) or any(
@@ -552,6 +556,17 @@ class Executor:
                     link.relation == condition.through for link in var.links):
                 members = self._value_filter(members, condition)
         return members
+
+    def _typed_otherwise(self, members: Members, noun: str) -> Members:
+        """Without the actors the graph types, but not with the question's noun: "the
+        painter of T", where T's campaign names its donor (typed "donor") and its painter;
+        actors with no type at all are kept (most graphs type none)."""
+        word = singularise(noun)
+        if not any(type_label_names(label, word) for label in self.actor_types):
+            return members
+        self._load_type_text(n for n in members if n not in self._type_labels)
+        return {n: ev for n, ev in members.items()
+                if not self._type_labels.get(n) or self._typed(n, [word])}
 
     def _wholes(self, members: Members, types: Sequence[str],
                 skip: Members | None = None) -> Members:

@@ -17,7 +17,7 @@ from llama_index_crm.exact.execute import (
     Executor,
 )
 from llama_index_crm.exact.plan import Anchor, ExactPlan, ValueFilter, Variable
-from llama_index_crm.exact.relations import TYPE_HEAD_JOINERS, Relation
+from llama_index_crm.exact.relations import TYPE_HEAD_JOINERS, Relation, type_label_names
 from llama_index_crm.ontology import Step
 from llama_index_crm.query.lexicon import singularise
 from llama_index_crm.rdf import RDF_VALUE, RDFS
@@ -128,6 +128,9 @@ class _Query:
             self.filter(name, condition)
         if var.types:
             self.types(name, var.types)
+        elif var.category == "Actor" and var.anchor is None and var.noun and any(
+                type_label_names(label, singularise(var.noun)) for label in self.x.actor_types):
+            self.typed_otherwise(name, singularise(var.noun))
         for node in var.exclude:
             self.lines.append(f"FILTER({name} != {_iri(node)})")
 
@@ -208,6 +211,16 @@ class _Query:
         types = " ".join(_iri(self.x.store.term(int(i))) for i in ids)
         t = self.fresh("stype")
         self.lines.append(f"{node} {_alt(forms)} {t} . VALUES {t} {{ {types} }}")
+
+    def typed_otherwise(self, name: str, word: str) -> None:
+        """Actors with no type, or with the noun's type ("painters": not the donors)."""
+        path = relation_path(self.x.lexicon["has-type"], self.x)
+        t, label = self.fresh("atype"), self.fresh("atypelabel")
+        joiners = "|".join(TYPE_HEAD_JOINERS)
+        self.lines.append(f"FILTER(NOT EXISTS {{ {name} {path} ?any_{t[1:]} }} || EXISTS {{ "
+                          f"{name} {path} {t} . {t} {_alt(TEXT_PREDICATES)} {label} . "
+                          f'FILTER(REGEX(LCASE(STR({label})), "(^| )({word}|{word}s)$|'
+                          f'^({word}|{word}s) ({joiners}) ")) }})')
 
     def types(self, name: str, words: Sequence[str]) -> None:
         relation = self.x.lexicon["has-type"]
