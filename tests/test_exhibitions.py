@@ -131,3 +131,10 @@ def test_a_class_noun_after_the_name_a_misspelt_class_noun_and_the_topic_first(
     # a title with a colon, named first and pointed back to: the last separator splits
     assert inline_topic("Prints Today: Part 2 - who directed it?") == (
         "who directed Prints Today: Part 2?", "it", "Prints Today: Part 2")
+
+
+def test_an_exhibition_is_no_birth(exact: ExactAnswerer) -> None:
+    # the event's own relations answer for the thing it made ("who painted <the campaign>"),
+    # never for a person's birth: an exhibition has no birth date
+    answer = ask(exact, "when was Three Painters born")
+    assert answer.status != "answered", answer.text

@@ -39,6 +39,10 @@ __all__ = ["PlannerWords", "Understanding", "Word", "planner_words", "understand
 
 _WORD = re.compile(r"[^\W_][\w'’\-]*", re.UNICODE)
 _POSSESSIVE = re.compile(r"['’]s?$")
+CREATION_STEPS = frozenset({"P92i_was_brought_into_existence_by", "P108i_was_produced_by",
+                            "P94i_was_created_by"})
+"""Steps from a thing to the event that made it: the events whose own relations answer for
+the thing's ("who painted <the painting campaign>"); a birth or an acquisition is not one."""
 NEGATIONS = frozenset({"not", "never", "nor", "neither"})
 """Words that turn a question round: a plan without an exclusion does not answer them."""
 SAMENESS = frozenset({"other", "others", "else", "another", "remaining", "same"})
@@ -163,7 +167,8 @@ def event_views(lexicon: RelationLexicon) -> dict[str, set[str]]:
             continue
         ends = [_required(p) for p in short.paths]
         for long in lexicon.values():
-            if long.domain == "Event" or long.range != short.range:
+            if long.domain != "Thing" or long.range != short.range or not any(
+                    path and path[0].property in CREATION_STEPS for path in long.paths):
                 continue
             if any(len(_required(p)) > len(end) and _required(p)[-len(end):] == end
                    for p in long.paths for end in ends if end):
