@@ -74,6 +74,17 @@ def false_absence(q: dict[str, Any], row: dict[str, Any]) -> bool:
         row["found"])
 
 
+def answered_wrong(row: dict[str, Any]) -> bool:
+    """An answerable question answered as certain with none of its gold (a count: not the
+    gold count): what a user would believe and should not (gold may be disputed: read them)."""
+    q = row["q"]
+    if row["status"] != "answered" or row["false_absence"]:
+        return False
+    if q.get("type") == "aggregation" and q.get("gold_count") is not None:
+        return row["count"] is not None and row["count"] != q["gold_count"]
+    return bool(row["found"]) and not any(row["found"])
+
+
 def score(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The figures of a group of answered questions."""
     n = len(rows)
@@ -95,6 +106,7 @@ def score(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "false_absence": sum(r["false_absence"] for r in able),
         "false_absence_rate": round(sum(r["false_absence"] for r in able) / len(able), 3)
         if able else None,
+        "answered_wrong": sum(answered_wrong(r) for r in able),
         "absent": len(absent),
         "absent_not_found": sum(r["status"] == "not_found" for r in absent),
         "statuses": {s: sum(r["status"] == s for r in rows)
@@ -170,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         s = report["sets"][name]["all"]
         print(f"{name:5} n={s['n']:3} AnsAR={s['AnsAR']} CountEM={s['CountEM']} "
               f"false_absence={s['false_absence']}/{s['answerable']} "
+              f"wrong={s['answered_wrong']} "
               f"absent={s['absent_not_found']}/{s['absent']} {s['statuses']}")
         for lang, sc in report["sets"][name]["by_lang"].items():
             print(f"      {lang}: n={sc['n']} AnsAR={sc['AnsAR']} "
@@ -178,6 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     s = report["all"]
     print(f"ALL   n={s['n']} AnsAR={s['AnsAR']} CountEM={s['CountEM']} "
           f"false_absence={s['false_absence']}/{s['answerable']} "
+          f"wrong={s['answered_wrong']} "
           f"absent={s['absent_not_found']}/{s['absent']}")
     out = args.out or HERE / "results" / f"battery-{args.label}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
