@@ -424,3 +424,10 @@ def test_a_noun_the_graph_types_actors_with_leaves_out_those_typed_otherwise(
     assert "Philippos Goul" in painters and "Leon Authentes" not in painters
     # "people" is a class, not a type the graph gives: every person stays
     assert ask(exact, "how many people are in the graph").count == 11
+
+
+def test_a_class_noun_after_a_name_of_its_kind(exact: ExactAnswerer) -> None:
+    region = ask(exact, "How many churches are in the Pitsilia region?")
+    assert region.status == "answered" and region.count == 4, region.plan_text
+    built = ask(exact, "who built the Asinou church")
+    assert built.status == "answered" and FOUNDER in built.text

@@ -393,9 +393,11 @@ class ExactAnswerer:
         out = []
         for start, end in self._names_in(asked, False):
             after = fold_name(tokens[end]) if end < len(tokens) else ""
-            if after in self.planner.words.event_nouns and "Event" in {
-                    c.category for c in self.names.lookup(" ".join(tokens[start:end]))}:
-                # "the Modern China exhibition": the exhibition named so
+            kinds = {c.category for c in self.names.lookup(" ".join(tokens[start:end]))} \
+                if after else set()
+            if after and (after in self.planner.words.event_nouns and "Event" in kinds
+                          or self.planner.noun_category(after) in kinds):
+                # "the Modern China exhibition", "the Pitsilia region": the one named so
                 text = " ".join(tokens[:end] + tokens[end + 1:])
                 typed = re.sub(r"\s+([?!.,;:])", r"\1", " ".join(tokens[start:end]))
                 out.append((re.sub(r"\s+([?!.,;:])", r"\1", text),
