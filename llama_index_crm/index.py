@@ -79,10 +79,11 @@ from llama_index_crm.graph.parts import (
     VECTORS,
     Bm25Settings,
     DocMeta,
-    bm25_retriever,
+    bm25_from_texts,
     faiss_index,
     fr_link_arrays,
     lexical_node,
+    lexical_text,
     names_of,
     write_search_parts,
 )
@@ -489,7 +490,7 @@ def _write_index(
     del texts
     release_freed_memory()  # the embedding's freed heap, before BM25 and the statistics
     settings = Bm25Settings()
-    bm25 = bm25_retriever([lexical_node(d) for d in docs], settings)
+    bm25 = bm25_from_texts([lexical_text(d) for d in docs], settings)
     store_entry: dict[str, str] | None = None
     if vector_store is None:
         index = faiss_index(vectors, approximate_above)

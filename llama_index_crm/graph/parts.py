@@ -22,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import Stemmer
-from llama_index.core.schema import BaseNode, TextNode
+from llama_index.core.schema import MetadataMode, TextNode
 from llama_index.retrievers.bm25 import BM25Retriever
 
 from llama_index_crm.storage import TripleStore
@@ -108,9 +108,14 @@ def names_of(doc: Any) -> list[str]:
     return list(dict.fromkeys([*own, *names]))
 
 
-def lexical_node(doc: Any) -> TextNode:
+def lexical_text(doc: Any) -> str:
     """The text BM25 indexes for a document: its name ``NAME_BOOST`` more times, then it."""
-    return TextNode(id_=doc.uri, text="\n".join([doc.label] * NAME_BOOST + [doc.text]))
+    return "\n".join([doc.label] * NAME_BOOST + [doc.text])
+
+
+def lexical_node(doc: Any) -> TextNode:
+    """:func:`lexical_text` as a node."""
+    return TextNode(id_=doc.uri, text=lexical_text(doc))
 
 
 def fr_link_arrays(store: TripleStore, fr_edges: pa.Table) -> tuple[np.ndarray, np.ndarray]:
@@ -142,13 +147,23 @@ def faiss_index(vectors: np.ndarray, approximate_above: int) -> Any:
 
 def bm25_retriever(nodes: list[TextNode], settings: Bm25Settings) -> BM25Retriever:
     """A BM25 retriever over ``nodes`` tokenised with ``settings``."""
-    return BM25Retriever(
-        nodes=list[BaseNode](nodes),
-        stemmer=Stemmer.Stemmer(settings.stemmer),
-        language=settings.language,
-        token_pattern=settings.token_pattern,
-        skip_stemming=settings.skip_stemming,
-    )
+    return bm25_from_texts([n.get_content(metadata_mode=MetadataMode.EMBED) for n in nodes],
+                           settings)
+
+
+def bm25_from_texts(texts: list[str], settings: Bm25Settings) -> BM25Retriever:
+    """A BM25 retriever over ``texts`` (one per row) tokenised with ``settings``: the index
+    ``BM25Retriever(nodes=...)`` makes from nodes with these texts, without the per-node
+    metadata copies it keeps as its corpus (:func:`write_search_parts` stores row ids)."""
+    stemmer = Stemmer.Stemmer(settings.stemmer)
+    tokens = bm25s.tokenize(texts, stopwords=settings.language,
+                            stemmer=None if settings.skip_stemming else stemmer,
+                            token_pattern=settings.token_pattern, show_progress=False)
+    bm25 = bm25s.BM25()
+    bm25.index(tokens, show_progress=False)
+    return BM25Retriever(existing_bm25=bm25, stemmer=stemmer, language=settings.language,
+                         token_pattern=settings.token_pattern,
+                         skip_stemming=settings.skip_stemming)
 
 
 def load_bm25(folder: Path, settings: Bm25Settings) -> BM25Retriever:
