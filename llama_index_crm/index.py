@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.parquet as pq
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.llms import LLM
@@ -88,7 +89,7 @@ from llama_index_crm.graph.parts import (
     write_search_parts,
 )
 from llama_index_crm.graph.vector_stores import DEFAULT_PATH, StoreSpec, write_store
-from llama_index_crm.rdf import Triple
+from llama_index_crm.rdf import RDF_TYPE, Triple
 from llama_index_crm.sources import open_source
 from llama_index_crm.sources.base import GraphSource
 from llama_index_crm.storage.manifest import MANIFEST
@@ -301,7 +302,11 @@ class CrmGraphIndex(GraphData):
                 on_embedded=on_embedded, previous=(old_ids, vectors, result.old_texts),
                 vector_store=store, out=out,
                 pagerank=None if result.fr_edges_changed else read_pagerank(out),
+                statistics_before=None if result.fr_edges_changed or any(
+                    p == RDF_TYPE for _, p, _ in result.delta.added | result.delta.removed)
+                else GraphStatistics.load(out),
                 names_before=(out, result.names_changed),
+                doc_meta_before=(out, result.meta_changed),
                 extra={"embedding": built, "created": manifest.get("created"),
                        "updates": history})
             entry["embedded"] = new_manifest["embedding"]["documents_embedded"]  # type: ignore[index]
@@ -414,6 +419,8 @@ def _write_index(
     out: Path | None = None,
     pagerank: dict[str, float] | None = None,
     names_before: tuple[Path, set[str]] | None = None,
+    statistics_before: GraphStatistics | None = None,
+    doc_meta_before: tuple[Path, set[str]] | None = None,
 ) -> tuple[BaseEmbedding, dict[str, object]]:
     """Everything after the documents: names, FR links, vectors, FAISS, BM25, statistics,
     document metadata and the manifest, written into ``work``.
@@ -426,6 +433,10 @@ def _write_index(
     ``pagerank``: the PageRank of the FR edges in ``work``, known to be the earlier
     index's (an update that left them as they were). ``names_before``: the earlier
     index's folder and the nodes whose name rows may have changed since (an update).
+    ``statistics_before``: the earlier index's statistics, when the update changed
+    neither its FR edges nor any ``rdf:type`` triple (PageRank and counts kept).
+    ``doc_meta_before``: the earlier index's folder and the documents whose metadata rows
+    are made again (the others keep theirs).
     """
     doc_ids = [d.uri for d in docs]
     if previous is None:
@@ -497,15 +508,22 @@ def _write_index(
     else:
         index = None
         store_entry = write_store(vector_store, work, out or work, doc_ids, vectors)
+    empty = pa.table({c: pa.array([], pa.string()) for c in ("s", "p", "o", "fr")})
     statistics = GraphStatistics.compute(
-        pq.read_table(work / FR_EDGES_FILE),
-        pq.read_table(work / TRIPLES_FILE, columns=["s", "p", "o"]),
+        empty if statistics_before else pq.read_table(work / FR_EDGES_FILE),
+        empty if statistics_before else pq.read_table(work / TRIPLES_FILE,
+                                                      columns=["s", "p", "o"]),
         {d.uri: d.category for d in docs},
         {d.uri: [d.uri, *d.chained_from] for d in docs},
         pagerank=pagerank,
+        counts=statistics_before,
     )
     write_search_parts(work, doc_ids, vectors, index, bm25, settings, statistics)
-    DocMeta.from_documents(docs).write(work / DOC_META, doc_ids)
+    if doc_meta_before is None:
+        DocMeta.from_documents(docs).write(work / DOC_META, doc_ids)
+    else:
+        DocMeta.update(doc_meta_before[0] / DOC_META, work / DOC_META, docs,
+                       doc_meta_before[1])
     if model is None:  # nothing embedded: the earlier index's model, by its manifest
         embedding = dict((extra or {}).pop("embedding"))
     else:

@@ -83,6 +83,9 @@ class UpdateResult:
     """The text of every document of the index before the update, by id."""
     changes: dict[str, int] = field(default_factory=dict)
     """Documents ``changed``, ``added`` and ``removed`` (by id and text)."""
+    meta_changed: set[str] = field(default_factory=set)
+    """Documents whose row of ``doc_meta.parquet`` may differ from the earlier one: a new
+    docstore row, or ``named`` changed."""
 
 
 def _classify(source: DeltaSource, nodes: list[str], ontology: Ontology) -> tuple[int, int]:
@@ -218,21 +221,19 @@ def update_structure(folder: Path, work: Path, delta: GraphDelta, description: s
                           fresh, *(t.cast(docs_rows.schema) for t in label_rows)])
     terms, labels = best.column("term").combine_chunks(), best.column("label").combine_chunks()
     table = _labelled_triples(folder, source, delta, terms, labels, ontology)
-    # the labels of terms the change took out of the archive go with them
-    changed_terms = {k[0] for k in delta.removed} | {k[2] for k in delta.removed} | set(gone)
-    present = set(pc.unique(pa.concat_arrays([
-        table.column(c).combine_chunks() for c in ("s", "p", "o")])).to_pylist()) \
-        if changed_terms else set()
-    absent = sorted(t for t in changed_terms if t not in present)
-    if absent:
-        best = best.filter(pc.invert(pc.is_in(best.column("term"),
-                                              value_set=pa.array(absent, pa.string()))))
-        terms, labels = best.column("term").combine_chunks(), best.column("label").combine_chunks()
     # rows keep their own labels (a term that is a predicate and an object has two)
     tmp = work / (TRIPLES_FILE + ".tmp")
     pq.write_table(table.cast(TRIPLE_SCHEMA), tmp, compression="zstd")
     tmp.replace(work / TRIPLES_FILE)
+    del table
     new_store = TripleStore.load(work / TRIPLES_FILE)
+    # the labels of terms the change took out of the archive go with them
+    changed_terms = {k[0] for k in delta.removed} | {k[2] for k in delta.removed} | set(gone)
+    absent = sorted(t for t in changed_terms if new_store.id_of(t) is None)
+    if absent:
+        best = best.filter(pc.invert(pc.is_in(best.column("term"),
+                                              value_set=pa.array(absent, pa.string()))))
+        terms, labels = best.column("term").combine_chunks(), best.column("label").combine_chunks()
     names_changed = name_dependents(new_store, {
         n for s, p, o in delta.added | delta.removed
         for n in ((s,) if o.startswith('"') or p == RDF_TYPE else (s, o))}, ontology)
@@ -245,7 +246,9 @@ def update_structure(folder: Path, work: Path, delta: GraphDelta, description: s
     pq.write_table(edges, work / FR_EDGES_FILE)
     write_documents(work / UNCHAINED_FILE, docs)
     write_labels(work / LABELS_FILE, terms, labels, best.column("rank").combine_chunks())
-    docstore, old_texts, changes = _patched_docstore(folder, final, new_store)
+    docstore, old_texts, changes, remade = _patched_docstore(folder, final, new_store)
+    was_named = {d.uri: d.named for d in old_docs}
+    remade |= {d.uri for d in final if was_named.get(d.uri) != d.named}
     docstore.persist(str(work))
     seconds["write"] = time.perf_counter() - started
     was = sorted((set(todo) | {s for s, _, _ in delta.added | delta.removed}) - old_uris)
@@ -254,7 +257,7 @@ def update_structure(folder: Path, work: Path, delta: GraphDelta, description: s
     return UpdateResult(final, docstore, stats, delta, affected,
                         [u for u in sorted(old_uris - {d.uri for d in docs})],
                         {k: round(v, 3) for k, v in seconds.items()}, names_changed,
-                        edges_changed, old_texts, changes)
+                        edges_changed, old_texts, changes, remade)
 
 
 def _metadata_json(doc: EntityDocument) -> str:
@@ -265,12 +268,12 @@ def _metadata_json(doc: EntityDocument) -> str:
 
 
 def _patched_docstore(folder: Path, final: list[EntityDocument], triples: TripleStore
-                      ) -> tuple[CrmDocumentStore, dict[str, str], dict[str, int]]:
+                      ) -> tuple[CrmDocumentStore, dict[str, str], dict[str, int], set[str]]:
     """The docstore of ``final`` made from the earlier one: a document whose text and
     metadata are unchanged keeps its row as stored (the row a full build writes for it,
     since a record is made from these alone), the others are made anew; rows in the order
     of ``final``, as a build adds them. Also returns the earlier texts by id and how many
-    documents changed, were added and removed."""
+    documents changed, were added and removed, and the ids of the rows made anew."""
     old = pq.read_table(folder / DOCUMENTS_FILE)
     if (old.schema.metadata or {}).get(FORMAT_KEY) != DOCUMENTS_FORMAT or any(
             name not in old.column_names for name in FIELDS):
@@ -310,7 +313,8 @@ def _patched_docstore(folder: Path, final: list[EntityDocument], triples: Triple
     new_ids = {d.uri for d in final}
     old_texts = dict(zip(ids, texts, strict=True))
     return docstore, old_texts, {"changed": changed, "added": added,
-                                 "removed": sum(1 for d in ids if d not in new_ids)}
+                                 "removed": sum(1 for d in ids if d not in new_ids)}, \
+        set(fresh_ids)
 
 
 def _stats(folder: Path, source: DeltaSource, entities: list[str], docs: list[EntityDocument],

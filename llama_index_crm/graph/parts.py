@@ -81,15 +81,46 @@ class DocMeta:
                    [list(d.classes) for d in docs], [list(d.chained_from) for d in docs], types,
                    [names_of(d) for d in docs])
 
-    def write(self, path: Path, doc_ids: list[str]) -> None:
-        """Write as Parquet."""
-        pq.write_table(pa.table({
-            "doc_id": doc_ids, "label": self.labels, "category": self.categories,
+    def table(self, doc_ids: list[str]) -> pa.Table:
+        """The rows :meth:`write` writes."""
+        return pa.table({
+            "doc_id": pa.array(doc_ids, pa.string()),
+            "label": pa.array(self.labels, pa.string()),
+            "category": pa.array(self.categories, pa.string()),
             "classes": pa.array(self.classes, pa.list_(pa.string())),
             "chained_from": pa.array(self.chained_from, pa.list_(pa.string())),
             "types": pa.array(self.types, pa.list_(pa.string())),
             "names": pa.array(self.names, pa.list_(pa.string())),
-        }), path)
+        })
+
+    def write(self, path: Path, doc_ids: list[str]) -> None:
+        """Write as Parquet."""
+        pq.write_table(self.table(doc_ids), path)
+
+    @classmethod
+    def update(cls, before: Path, path: Path, docs: Sequence[Any], changed: set[str]) -> None:
+        """Write into ``path`` the metadata of ``docs`` (in their order) from the file
+        ``before``: a document not in ``changed`` (whose label, category, classes, chained
+        entities, text and ``named`` are as they were) keeps its row, the others are made
+        anew."""
+        old = pq.read_table(before)
+        row_of = {d: i for i, d in enumerate(old.column("doc_id").to_pylist())}
+        kept: list[int] = []
+        fresh: list[Any] = []
+        position: list[int] = []
+        for d in docs:
+            i = row_of.get(d.uri)
+            if i is not None and d.uri not in changed:
+                position.append(len(kept))
+                kept.append(i)
+            else:
+                position.append(-1 - len(fresh))
+                fresh.append(d)
+        made = cls.from_documents(fresh).table([d.uri for d in fresh])
+        table = pa.concat_tables([old.take(pa.array(kept, pa.int64())),
+                                  made.cast(old.schema)]).combine_chunks()
+        order = [p if p >= 0 else len(kept) - 1 - p for p in position]
+        pq.write_table(table.take(pa.array(order, pa.int64())), path)
 
     @classmethod
     def read(cls, path: Path) -> DocMeta:
