@@ -232,6 +232,63 @@ def test_affected_entities_are_those_the_change_touches(demo_case: dict[str, obj
     assert ReverseWalker(onto).walkers(store, delta) == set()
 
 
+def test_name_rows_of_some_nodes_are_theirs_in_the_whole_table(
+        demo_case: dict[str, object]) -> None:
+    """An update makes the name rows of the touched nodes only: the same rows, in the
+    same order, as those nodes have in the table of the whole graph."""
+    from llama_index_crm.storage.names import name_dependents, name_rows
+
+    store = TripleStore.load(Path(str(demo_case["base"])) / "triples.parquet")
+    every = list(name_rows(store))
+    named = sorted({r.node for r in every})
+    assert len(named) > 10
+    some = set(named[::3])
+    # an appellation node's referrers depend on it: their appellation rows read its text
+    appellations = {store.term(int(o)) for s, p, o in zip(
+        store.s_ids.tolist(), store.p_ids.tolist(), store.o_ids.tolist(), strict=True)
+        if store.term(p) == CRM + "P1_is_identified_by" and store.term(s) in some}
+    assert appellations and some <= name_dependents(store, appellations | some)
+    assert list(name_rows(store, nodes=some)) == [r for r in every if r.node in some]
+    assert list(name_rows(store, nodes=set())) == []
+
+
+def test_unchanged_documents_keep_their_stored_rows(demo_case: dict[str, object]) -> None:
+    """The docstore an update writes keeps an unchanged document's row as stored and
+    makes a changed one anew (the row a build makes for it), in the documents' order."""
+    import pyarrow.parquet as pq
+
+    from llama_index_crm.build.documents import EntityDocument
+    from llama_index_crm.build.reader import to_document
+    from llama_index_crm.build.update import _patched_docstore
+    from llama_index_crm.storage.documents import DocumentRecord
+
+    base = Path(str(demo_case["base"]))
+    store = TripleStore.load(base / "triples.parquet")
+    stored = pq.read_table(base / "documents.parquet")
+    docs = []
+    for row in stored.to_pylist():
+        meta = json.loads(row["metadata"])
+        docs.append(EntityDocument(row["doc_id"], meta["label"], meta["category"],
+                                   meta["classes"], row["text"], meta["chained_from"]))
+    docs.reverse()  # rows follow the documents given
+    docstore, old_texts, changes, remade = _patched_docstore(base, docs, store)
+    assert remade == set() and changes == {"changed": 0, "added": 0, "removed": 0}
+    table = docstore._rows.to_arrow()
+    assert table.column("doc_id").to_pylist() == [d.uri for d in docs]
+    assert table.to_pylist() == stored.to_pylist()[::-1]
+    docs[3].text += "\nNotes: changed"
+    docs[5].label = "Another name"
+    docstore, old_texts, changes, remade = _patched_docstore(base, docs[1:], store)
+    assert remade == {docs[3].uri, docs[5].uri}
+    assert changes == {"changed": 1, "added": 0, "removed": 1}
+    assert old_texts[docs[3].uri] == stored.column("text").to_pylist()[-4]
+    rows = {r["doc_id"]: r for r in docstore._rows.to_arrow().to_pylist()}
+    for d in (docs[3], docs[5]):
+        record = DocumentRecord.from_node(to_document(d))
+        assert rows[d.uri] == {"doc_id": d.uri, **{k: getattr(record, k) for k in (
+            "class_name", "text", "metadata", "hash", "ref_doc_id", "uri", "node")}}
+
+
 def test_bad_input_is_refused_clearly(demo_case: dict[str, object], tmp_path: Path,
                                       capsys: pytest.CaptureFixture[str]) -> None:
     index = _copy(demo_case, "bad")
