@@ -72,6 +72,7 @@ from llama_index_crm.errors import CrmError, IndexFormatError
 from llama_index_crm.graph.data import METADATA_CLASSES, GraphData
 from llama_index_crm.graph.parts import (
     APPROXIMATE_ABOVE,
+    BM25_DIR,
     DOC_IDS,
     DOC_META,
     FR_OFFSETS,
@@ -79,8 +80,10 @@ from llama_index_crm.graph.parts import (
     NAME_BOOST,
     VECTORS,
     Bm25Settings,
+    CorpusTokens,
     DocMeta,
-    bm25_from_texts,
+    bm25_from_tokens,
+    bm25_tokens,
     faiss_index,
     fr_link_arrays,
     lexical_node,
@@ -340,7 +343,8 @@ class CrmGraphIndex(GraphData):
             if (self.folder / name).exists():
                 shutil.copy2(self.folder / name, work / name)
         write_search_parts(work, self.doc_ids, self.vectors, self.faiss_index, self.bm25,
-                            self.bm25_settings, self.statistics)
+                            self.bm25_settings, self.statistics,
+                            CorpusTokens.read(self.folder / BM25_DIR))
         manifest = dict(self.manifest)
         recorded = manifest.get("vector_store")
         if recorded is not None and recorded.get("path"):
@@ -436,7 +440,7 @@ def _write_index(
     ``statistics_before``: the earlier index's statistics, when the update changed
     neither its FR edges nor any ``rdf:type`` triple (PageRank and counts kept).
     ``doc_meta_before``: the earlier index's folder and the documents whose metadata rows
-    are made again (the others keep theirs).
+    and BM25 tokens are made again (the others keep theirs).
     """
     doc_ids = [d.uri for d in docs]
     if previous is None:
@@ -501,7 +505,19 @@ def _write_index(
     del texts
     release_freed_memory()  # the embedding's freed heap, before BM25 and the statistics
     settings = Bm25Settings()
-    bm25 = bm25_from_texts([lexical_text(d) for d in docs], settings)
+    old_tokens = CorpusTokens.read(doc_meta_before[0] / BM25_DIR) \
+        if doc_meta_before is not None and previous is not None else None
+    if old_tokens is not None and previous is not None and doc_meta_before is not None \
+            and len(old_tokens.offsets) == len(previous[0]) + 1:
+        # an update: the rows of unchanged documents keep their tokens
+        row_of = {d: i for i, d in enumerate(previous[0])}
+        old_rows = [None if d.uri in doc_meta_before[1] else row_of.get(d.uri) for d in docs]
+        tokens = old_tokens.updated(old_rows, {
+            i: lexical_text(docs[i]) for i, r in enumerate(old_rows) if r is None}, settings)
+    else:
+        tokens = bm25_tokens([lexical_text(d) for d in docs], settings)
+    del old_tokens
+    bm25 = bm25_from_tokens(tokens, settings)
     store_entry: dict[str, str] | None = None
     if vector_store is None:
         index = faiss_index(vectors, approximate_above)
@@ -518,7 +534,7 @@ def _write_index(
         pagerank=pagerank,
         counts=statistics_before,
     )
-    write_search_parts(work, doc_ids, vectors, index, bm25, settings, statistics)
+    write_search_parts(work, doc_ids, vectors, index, bm25, settings, statistics, tokens)
     if doc_meta_before is None:
         DocMeta.from_documents(docs).write(work / DOC_META, doc_ids)
     else:

@@ -289,6 +289,39 @@ def test_unchanged_documents_keep_their_stored_rows(demo_case: dict[str, object]
             "class_name", "text", "metadata", "hash", "ref_doc_id", "uri", "node")}}
 
 
+def test_bm25_tokens_of_an_update_are_those_of_the_new_corpus(tmp_path: Path) -> None:
+    """An update tokenises the changed texts only: the tokens it keeps (rows reordered,
+    removed, added, words gone or new) are those of tokenising the whole new corpus,
+    vocabulary included, and so is the BM25 index made from them."""
+    from llama_index_crm.graph.parts import (
+        Bm25Settings,
+        CorpusTokens,
+        bm25_from_tokens,
+        bm25_tokens,
+    )
+
+    settings = Bm25Settings()
+    old = ["Portrait of a Lady\nType: painting", "The Reapers\nType: paintings by Stubbs",
+           "Troodos church\nPlace: Cyprus", "Unique zanzibar word here"]
+    new = ["Troodos church\nPlace: Cyprus", "The Reapers, renamed\nType: painting",
+           "Portrait of a Lady\nType: painting", "A new record, about quokkas"]
+    before = bm25_tokens(old, settings)
+    rows: list[int | None] = [2, None, 0, None]
+    made = before.updated(rows, {1: new[1], 3: new[3]}, settings)
+    whole = bm25_tokens(new, settings)
+    assert made.vocab == whole.vocab and "zanzibar" not in made.vocab
+    assert made.ids.tolist() == whole.ids.tolist()
+    assert made.offsets.tolist() == whole.offsets.tolist()
+    assert before.updated([0, 1, 2, 3], {}, settings).ids.tolist() == before.ids.tolist()
+    made.write(tmp_path)
+    again = CorpusTokens.read(tmp_path)
+    assert again is not None and again.vocab == whole.vocab
+    a, b = bm25_from_tokens(made, settings).bm25, bm25_from_tokens(whole, settings).bm25
+    assert a.vocab_dict == b.vocab_dict
+    for key in ("data", "indices", "indptr"):
+        assert a.scores[key].tolist() == b.scores[key].tolist()
+
+
 def test_bad_input_is_refused_clearly(demo_case: dict[str, object], tmp_path: Path,
                                       capsys: pytest.CaptureFixture[str]) -> None:
     index = _copy(demo_case, "bad")
