@@ -322,6 +322,44 @@ def test_bm25_tokens_of_an_update_are_those_of_the_new_corpus(tmp_path: Path) ->
         assert a.scores[key].tolist() == b.scores[key].tolist()
 
 
+def test_store_with_patched_terms_is_the_store_of_the_archive(
+        demo_case: dict[str, object]) -> None:
+    """The update's new triple store takes its terms from the old one (rows removed, rows
+    with new terms added, a term gone with its last row): the same terms, ids and labels
+    as encoding the changed archive again."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    base = Path(str(demo_case["base"]))
+    store = TripleStore.load(base / "triples.parquet")
+    table = pq.read_table(base / "triples.parquet")
+    rows = list(zip(*(table.column(c).to_pylist() for c in ("s", "p", "o")), strict=True))
+    lonely = next(o for o in table.column("o").to_pylist()
+                  if o.startswith('"') and table.column("o").to_pylist().count(o) == 1)
+    removed = {r for r in rows if r[2] == lonely} | set(rows[::40])
+    added = {("http://example.org/new", RDFS_LABEL, '"A new thing"'),
+             (rows[3][0], CRM + "P2_has_type", "http://example.org/type")}
+    joined = pc.binary_join_element_wise(*(table.column(c) for c in ("s", "p", "o")), "\x00")
+    kept = table.filter(pc.invert(pc.is_in(joined, value_set=pa.array(
+        ["\x00".join(r) for r in removed]))))
+    extra = pa.table({"s": [r[0] for r in sorted(added)], "s_label": ["", ""],
+                      "p": [r[1] for r in sorted(added)], "p_label": ["label", "has type"],
+                      "o": [r[2] for r in sorted(added)], "o_label": ["A new thing", ""]},
+                     schema=kept.schema)
+    changed = pa.concat_tables([kept, extra])
+    whole = TripleStore(changed)
+    patched = TripleStore(changed, terms=store.terms_after(removed, added))
+    assert whole.id_of(lonely) is None and store.id_of(lonely) is not None
+    assert patched._terms.array.equals(whole._terms.array)
+    for name in ("s_ids", "p_ids", "o_ids"):
+        assert np.array_equal(getattr(patched, name), getattr(whole, name))
+    assert patched._labels.equals(whole._labels)
+    with pytest.raises(ValueError):
+        TripleStore(changed, terms=store._terms.array)
+
+
 def test_bad_input_is_refused_clearly(demo_case: dict[str, object], tmp_path: Path,
                                       capsys: pytest.CaptureFixture[str]) -> None:
     index = _copy(demo_case, "bad")

@@ -223,10 +223,13 @@ def update_structure(folder: Path, work: Path, delta: GraphDelta, description: s
     table = _labelled_triples(folder, source, delta, terms, labels, ontology)
     # rows keep their own labels (a term that is a predicate and an object has two)
     tmp = work / (TRIPLES_FILE + ".tmp")
-    pq.write_table(table.cast(TRIPLE_SCHEMA), tmp, compression="zstd")
+    table = table.cast(TRIPLE_SCHEMA)
+    pq.write_table(table, tmp, compression="zstd")
     tmp.replace(work / TRIPLES_FILE)
+    # the store of the archive written, its terms patched rather than encoded again
+    new_store = TripleStore(table, work / TRIPLES_FILE,
+                            terms=store.terms_after(delta.removed, delta.added))
     del table
-    new_store = TripleStore.load(work / TRIPLES_FILE)
     # the labels of terms the change took out of the archive go with them
     changed_terms = {k[0] for k in delta.removed} | {k[2] for k in delta.removed} | set(gone)
     absent = sorted(t for t in changed_terms if new_store.id_of(t) is None)
