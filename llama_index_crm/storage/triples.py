@@ -165,21 +165,39 @@ def _encode_known(table: pa.Table, terms: pa.Array) -> tuple[TermDictionary, lis
 
 def _labels_of(table: pa.Table, n_terms: int, ids: list[np.ndarray]) -> pa.Array:
     """One label per term: the first non-empty one of its rows as subject, predicate,
-    object (in that order, rows in table order)."""
-    label_dicts, label_codes = zip(
-        *(_dictionary(table.column(c)) for c in ("s_label", "p_label", "o_label")),
-        strict=True,
-    )
-    label_values = pc.unique(pa.concat_arrays([*label_dicts, pa.array([""], pa.large_string())]))
-    codes = [_recode(d, c, label_values) for d, c in zip(label_dicts, label_codes, strict=True)]
-    empty = label_values.index("").as_py()
-    keep = [code != empty for code in codes]
-    term_ids = np.concatenate([i[k] for i, k in zip(ids, keep, strict=True)])
-    label_ids = np.concatenate([c[k] for c, k in zip(codes, keep, strict=True)])
-    labelled, first = np.unique(term_ids, return_index=True)
+    object (in that order, rows in table order); null for a term with none."""
+    values: list[pa.Array] = []
+    term_ids: list[np.ndarray] = []
+    positions: list[np.ndarray] = []
+    parts: list[np.ndarray] = []
+    for part, (name, part_ids) in enumerate(zip(("s_label", "p_label", "o_label"), ids,
+                                                strict=True)):
+        column = table.column(name)
+        if pa.types.is_dictionary(column.type):
+            dictionary, codes = _dictionary(column)
+            filled = pc.not_equal(dictionary, "").to_numpy(zero_copy_only=False)[codes]
+            rows = np.flatnonzero(filled)
+            values.append(dictionary)
+            positions.append(codes[rows].astype(np.int64))
+        else:
+            array = column.combine_chunks().cast(pa.large_string())
+            rows = np.flatnonzero(pc.not_equal(array, "").to_numpy(zero_copy_only=False))
+            values.append(array)
+            positions.append(rows)
+        term_ids.append(part_ids[rows])
+        parts.append(np.full(len(rows), part, dtype=np.int8))
+    labelled, first = np.unique(np.concatenate(term_ids), return_index=True)
+    part_of = np.concatenate(parts)[first]
+    position_of = np.concatenate(positions)[first]
+    pieces, order = [], []
+    for part, array in enumerate(values):
+        which = np.flatnonzero(part_of == part)
+        pieces.append(array.take(pa.array(position_of[which])))
+        order.append(which)
+    chosen = pa.concat_arrays(pieces).take(pa.array(np.argsort(np.concatenate(order))))
     per_term = np.full(n_terms, -1, dtype=np.int64)
-    per_term[labelled] = label_ids[first]
-    return label_values.take(pa.array(per_term, mask=per_term < 0))
+    per_term[labelled] = np.arange(len(labelled))
+    return chosen.take(pa.array(per_term, mask=per_term < 0))
 
 
 def _as_row(row: Triple | TripleRow) -> TripleRow:
