@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.parquet as pq
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.llms import LLM
@@ -71,6 +72,7 @@ from llama_index_crm.errors import CrmError, IndexFormatError
 from llama_index_crm.graph.data import METADATA_CLASSES, GraphData
 from llama_index_crm.graph.parts import (
     APPROXIMATE_ABOVE,
+    BM25_DIR,
     DOC_IDS,
     DOC_META,
     FR_OFFSETS,
@@ -78,20 +80,23 @@ from llama_index_crm.graph.parts import (
     NAME_BOOST,
     VECTORS,
     Bm25Settings,
+    CorpusTokens,
     DocMeta,
-    bm25_retriever,
+    bm25_from_tokens,
+    bm25_tokens,
     faiss_index,
     fr_link_arrays,
     lexical_node,
+    lexical_text,
     names_of,
     write_search_parts,
 )
 from llama_index_crm.graph.vector_stores import DEFAULT_PATH, StoreSpec, write_store
-from llama_index_crm.rdf import Triple
+from llama_index_crm.rdf import RDF_TYPE, Triple
 from llama_index_crm.sources import open_source
 from llama_index_crm.sources.base import GraphSource
 from llama_index_crm.storage.manifest import MANIFEST
-from llama_index_crm.storage.names import NAMES_FILE, write_names
+from llama_index_crm.storage.names import NAMES_FILE, update_names, write_names
 from llama_index_crm.storage.statistics import GraphStatistics, read_pagerank
 
 if TYPE_CHECKING:
@@ -276,18 +281,11 @@ class CrmGraphIndex(GraphData):
                                       chunk_size=chunk_size, on_chunk=on_chunk)
             old_ids = json.loads((out / DOC_IDS).read_text())
             chars = int(manifest["embedding"].get("embed_chars", EMBED_CHARS))
-            # a document's embedded content is its text (its metadata is excluded): a
-            # vector is kept when the head of the text is unchanged (else embedded again)
-            table = pq.read_table(out / "documents.parquet", columns=["doc_id", "text"])
-            old_texts = {uri: embedding_text(text, chars) for uri, text in zip(
-                table.column("doc_id").to_pylist(), table.column("text").to_pylist(),
-                strict=True)}
-            del table
             vectors = np.load(out / VECTORS)
             built = manifest["embedding"]
             model = embed_model if embed_model is not None else (
                 None if built.get("model_name") == OFFLINE_MODEL_NAME else built["model_name"])
-            changed = _changed_documents(out, result.documents)
+            changed = result.changes
             history = list(manifest.get("updates", []))
             entry = {
                 "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -304,9 +302,14 @@ class CrmGraphIndex(GraphData):
                  "settings": manifest.get("source_settings", {})},
                 embed_model=model, embed_backend=built.get("backend"), cache_dir=cache_dir,
                 embed_chars=chars, approximate_above=approximate_above,
-                on_embedded=on_embedded, previous=(old_ids, vectors, old_texts),
+                on_embedded=on_embedded, previous=(old_ids, vectors, result.old_texts),
                 vector_store=store, out=out,
                 pagerank=None if result.fr_edges_changed else read_pagerank(out),
+                statistics_before=None if result.fr_edges_changed or any(
+                    p == RDF_TYPE for _, p, _ in result.delta.added | result.delta.removed)
+                else GraphStatistics.load(out),
+                names_before=(out, result.names_changed),
+                doc_meta_before=(out, result.meta_changed),
                 extra={"embedding": built, "created": manifest.get("created"),
                        "updates": history})
             entry["embedded"] = new_manifest["embedding"]["documents_embedded"]  # type: ignore[index]
@@ -340,7 +343,8 @@ class CrmGraphIndex(GraphData):
             if (self.folder / name).exists():
                 shutil.copy2(self.folder / name, work / name)
         write_search_parts(work, self.doc_ids, self.vectors, self.faiss_index, self.bm25,
-                            self.bm25_settings, self.statistics)
+                            self.bm25_settings, self.statistics,
+                            CorpusTokens.read(self.folder / BM25_DIR))
         manifest = dict(self.manifest)
         recorded = manifest.get("vector_store")
         if recorded is not None and recorded.get("path"):
@@ -418,22 +422,37 @@ def _write_index(
     vector_store: StoreSpec | BasePydanticVectorStore | None = None,
     out: Path | None = None,
     pagerank: dict[str, float] | None = None,
+    names_before: tuple[Path, set[str]] | None = None,
+    statistics_before: GraphStatistics | None = None,
+    doc_meta_before: tuple[Path, set[str]] | None = None,
 ) -> tuple[BaseEmbedding, dict[str, object]]:
     """Everything after the documents: names, FR links, vectors, FAISS, BM25, statistics,
     document metadata and the manifest, written into ``work``.
 
-    ``previous``: an earlier index's (doc ids, vectors, embedded texts by id): a document
-    whose embedded text is unchanged keeps its vector, and the model is loaded only when
-    some text is new (an update). ``vector_store``: filled instead of a FAISS index
-    being written (``out``: the folder ``work`` becomes).
-    some text is new (an update). ``pagerank``: the PageRank of the FR edges in ``work``,
-    known to be the earlier index's (an update that left them as they were).
+    ``previous``: an earlier index's (doc ids, vectors, document texts by id): a document
+    whose embedded head of the text is unchanged keeps its vector, and the model is loaded
+    only when some text is new (an update; ``docs`` are then entity documents, whose
+    embedded content is their text, every metadata key being excluded). ``vector_store``:
+    filled instead of a FAISS index being written (``out``: the folder ``work`` becomes).
+    ``pagerank``: the PageRank of the FR edges in ``work``, known to be the earlier
+    index's (an update that left them as they were). ``names_before``: the earlier
+    index's folder and the nodes whose name rows may have changed since (an update).
+    ``statistics_before``: the earlier index's statistics, when the update changed
+    neither its FR edges nor any ``rdf:type`` triple (PageRank and counts kept).
+    ``doc_meta_before``: the earlier index's folder and the documents whose metadata rows
+    and BM25 tokens are made again (the others keep theirs).
     """
     doc_ids = [d.uri for d in docs]
-    texts = [embedding_text(n.get_content(metadata_mode=MetadataMode.EMBED), embed_chars)
-             for n in map(docstore.get_document, doc_ids) if n]
+    if previous is None:
+        texts = [embedding_text(n.get_content(metadata_mode=MetadataMode.EMBED), embed_chars)
+                 for n in map(docstore.get_document, doc_ids) if n]
+    else:  # an update: the embedded content is the text (every metadata key is excluded)
+        texts = [d.text for d in docs]
     # the parts that need the triples, before the embedding: the triple store is freed
-    write_names(docstore.triples, work)
+    if names_before is None:
+        write_names(docstore.triples, work)
+    else:
+        update_names(docstore.triples, names_before[0], work, names_before[1])
     offsets, targets = fr_link_arrays(docstore.triples, pq.read_table(work / FR_EDGES_FILE))
     np.save(work / FR_OFFSETS, offsets)
     np.save(work / FR_TARGETS, targets)
@@ -444,8 +463,13 @@ def _write_index(
     if previous is not None:
         old_ids, old_vectors, old_texts = previous
         row_of = {d: i for i, d in enumerate(old_ids)}
-        reused = {i: row_of[d] for i, (d, t) in enumerate(zip(doc_ids, texts, strict=True))
-                  if d in row_of and old_texts.get(d) == t}
+        for i, (d, t) in enumerate(zip(doc_ids, texts, strict=True)):
+            before = old_texts.get(d)
+            if d in row_of and before is not None and (before == t or embedding_text(
+                    before, embed_chars) == embedding_text(t, embed_chars)):
+                reused[i] = row_of[d]
+        texts = [embedding_text(t, embed_chars) if i not in reused else ""
+                 for i, t in enumerate(texts)]
     missing = [i for i in range(len(texts)) if i not in reused]
     # loaded once the build workers are gone: the model is not resident beside them
     model = load_embed_model(embed_model, backend=embed_backend) \
@@ -481,22 +505,41 @@ def _write_index(
     del texts
     release_freed_memory()  # the embedding's freed heap, before BM25 and the statistics
     settings = Bm25Settings()
-    bm25 = bm25_retriever([lexical_node(d) for d in docs], settings)
+    old_tokens = CorpusTokens.read(doc_meta_before[0] / BM25_DIR) \
+        if doc_meta_before is not None and previous is not None else None
+    if old_tokens is not None and previous is not None and doc_meta_before is not None \
+            and len(old_tokens.offsets) == len(previous[0]) + 1:
+        # an update: the rows of unchanged documents keep their tokens
+        row_of = {d: i for i, d in enumerate(previous[0])}
+        old_rows = [None if d.uri in doc_meta_before[1] else row_of.get(d.uri) for d in docs]
+        tokens = old_tokens.updated(old_rows, {
+            i: lexical_text(docs[i]) for i, r in enumerate(old_rows) if r is None}, settings)
+    else:
+        tokens = bm25_tokens([lexical_text(d) for d in docs], settings)
+    del old_tokens
+    bm25 = bm25_from_tokens(tokens, settings)
     store_entry: dict[str, str] | None = None
     if vector_store is None:
         index = faiss_index(vectors, approximate_above)
     else:
         index = None
         store_entry = write_store(vector_store, work, out or work, doc_ids, vectors)
+    empty = pa.table({c: pa.array([], pa.string()) for c in ("s", "p", "o", "fr")})
     statistics = GraphStatistics.compute(
-        pq.read_table(work / FR_EDGES_FILE),
-        pq.read_table(work / TRIPLES_FILE, columns=["s", "p", "o"]),
+        empty if statistics_before else pq.read_table(work / FR_EDGES_FILE),
+        empty if statistics_before else pq.read_table(work / TRIPLES_FILE,
+                                                      columns=["s", "p", "o"]),
         {d.uri: d.category for d in docs},
         {d.uri: [d.uri, *d.chained_from] for d in docs},
         pagerank=pagerank,
+        counts=statistics_before,
     )
-    write_search_parts(work, doc_ids, vectors, index, bm25, settings, statistics)
-    DocMeta.from_documents(docs).write(work / DOC_META, doc_ids)
+    write_search_parts(work, doc_ids, vectors, index, bm25, settings, statistics, tokens)
+    if doc_meta_before is None:
+        DocMeta.from_documents(docs).write(work / DOC_META, doc_ids)
+    else:
+        DocMeta.update(doc_meta_before[0] / DOC_META, work / DOC_META, docs,
+                       doc_meta_before[1])
     if model is None:  # nothing embedded: the earlier index's model, by its manifest
         embedding = dict((extra or {}).pop("embedding"))
     else:
@@ -557,18 +600,3 @@ def _all_triples(source: GraphSource) -> tuple[list[Triple], set[str] | None]:
     for i in range(0, len(entities), CHUNK_SIZE):
         found.extend(source.fetch(entities[i:i + CHUNK_SIZE], incoming=False))
     return found, set(entities)
-
-
-def _changed_documents(folder: Path, docs: Sequence[Any]) -> dict[str, int]:
-    """How many documents an update changed, added and removed (by id and text)."""
-    table = pq.read_table(folder / "documents.parquet", columns=["doc_id", "text"]) \
-        if "doc_id" in pq.read_schema(folder / "documents.parquet").names else None
-    if table is None:
-        return {"changed": -1, "added": -1, "removed": -1}
-    old = dict(zip(table.column("doc_id").to_pylist(), table.column("text").to_pylist(),
-                   strict=True))
-    new = {d.uri: d.text for d in docs}
-    return {"changed": sum(1 for k, v in new.items() if k in old and old[k] != v),
-            "added": sum(1 for k in new if k not in old),
-            "removed": sum(1 for k in old if k not in new)}
-

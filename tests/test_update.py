@@ -232,6 +232,134 @@ def test_affected_entities_are_those_the_change_touches(demo_case: dict[str, obj
     assert ReverseWalker(onto).walkers(store, delta) == set()
 
 
+def test_name_rows_of_some_nodes_are_theirs_in_the_whole_table(
+        demo_case: dict[str, object]) -> None:
+    """An update makes the name rows of the touched nodes only: the same rows, in the
+    same order, as those nodes have in the table of the whole graph."""
+    from llama_index_crm.storage.names import name_dependents, name_rows
+
+    store = TripleStore.load(Path(str(demo_case["base"])) / "triples.parquet")
+    every = list(name_rows(store))
+    named = sorted({r.node for r in every})
+    assert len(named) > 10
+    some = set(named[::3])
+    # an appellation node's referrers depend on it: their appellation rows read its text
+    appellations = {store.term(int(o)) for s, p, o in zip(
+        store.s_ids.tolist(), store.p_ids.tolist(), store.o_ids.tolist(), strict=True)
+        if store.term(p) == CRM + "P1_is_identified_by" and store.term(s) in some}
+    assert appellations and some <= name_dependents(store, appellations | some)
+    assert list(name_rows(store, nodes=some)) == [r for r in every if r.node in some]
+    assert list(name_rows(store, nodes=set())) == []
+
+
+def test_unchanged_documents_keep_their_stored_rows(demo_case: dict[str, object]) -> None:
+    """The docstore an update writes keeps an unchanged document's row as stored and
+    makes a changed one anew (the row a build makes for it), in the documents' order."""
+    import pyarrow.parquet as pq
+
+    from llama_index_crm.build.documents import EntityDocument
+    from llama_index_crm.build.reader import to_document
+    from llama_index_crm.build.update import _patched_docstore
+    from llama_index_crm.storage.documents import DocumentRecord
+
+    base = Path(str(demo_case["base"]))
+    store = TripleStore.load(base / "triples.parquet")
+    stored = pq.read_table(base / "documents.parquet")
+    docs = []
+    for row in stored.to_pylist():
+        meta = json.loads(row["metadata"])
+        docs.append(EntityDocument(row["doc_id"], meta["label"], meta["category"],
+                                   meta["classes"], row["text"], meta["chained_from"]))
+    docs.reverse()  # rows follow the documents given
+    docstore, old_texts, changes, remade = _patched_docstore(base, docs, store)
+    assert remade == set() and changes == {"changed": 0, "added": 0, "removed": 0}
+    table = docstore._rows.to_arrow()
+    assert table.column("doc_id").to_pylist() == [d.uri for d in docs]
+    assert table.to_pylist() == stored.to_pylist()[::-1]
+    docs[3].text += "\nNotes: changed"
+    docs[5].label = "Another name"
+    docstore, old_texts, changes, remade = _patched_docstore(base, docs[1:], store)
+    assert remade == {docs[3].uri, docs[5].uri}
+    assert changes == {"changed": 1, "added": 0, "removed": 1}
+    assert old_texts[docs[3].uri] == stored.column("text").to_pylist()[-4]
+    rows = {r["doc_id"]: r for r in docstore._rows.to_arrow().to_pylist()}
+    for d in (docs[3], docs[5]):
+        record = DocumentRecord.from_node(to_document(d))
+        assert rows[d.uri] == {"doc_id": d.uri, **{k: getattr(record, k) for k in (
+            "class_name", "text", "metadata", "hash", "ref_doc_id", "uri", "node")}}
+
+
+def test_bm25_tokens_of_an_update_are_those_of_the_new_corpus(tmp_path: Path) -> None:
+    """An update tokenises the changed texts only: the tokens it keeps (rows reordered,
+    removed, added, words gone or new) are those of tokenising the whole new corpus,
+    vocabulary included, and so is the BM25 index made from them."""
+    from llama_index_crm.graph.parts import (
+        Bm25Settings,
+        CorpusTokens,
+        bm25_from_tokens,
+        bm25_tokens,
+    )
+
+    settings = Bm25Settings()
+    old = ["Portrait of a Lady\nType: painting", "The Reapers\nType: paintings by Stubbs",
+           "Troodos church\nPlace: Cyprus", "Unique zanzibar word here"]
+    new = ["Troodos church\nPlace: Cyprus", "The Reapers, renamed\nType: painting",
+           "Portrait of a Lady\nType: painting", "A new record, about quokkas"]
+    before = bm25_tokens(old, settings)
+    rows: list[int | None] = [2, None, 0, None]
+    made = before.updated(rows, {1: new[1], 3: new[3]}, settings)
+    whole = bm25_tokens(new, settings)
+    assert made.vocab == whole.vocab and "zanzibar" not in made.vocab
+    assert made.ids.tolist() == whole.ids.tolist()
+    assert made.offsets.tolist() == whole.offsets.tolist()
+    assert before.updated([0, 1, 2, 3], {}, settings).ids.tolist() == before.ids.tolist()
+    made.write(tmp_path)
+    again = CorpusTokens.read(tmp_path)
+    assert again is not None and again.vocab == whole.vocab
+    a, b = bm25_from_tokens(made, settings).bm25, bm25_from_tokens(whole, settings).bm25
+    assert a.vocab_dict == b.vocab_dict
+    for key in ("data", "indices", "indptr"):
+        assert a.scores[key].tolist() == b.scores[key].tolist()
+
+
+def test_store_with_patched_terms_is_the_store_of_the_archive(
+        demo_case: dict[str, object]) -> None:
+    """The update's new triple store takes its terms from the old one (rows removed, rows
+    with new terms added, a term gone with its last row): the same terms, ids and labels
+    as encoding the changed archive again."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    base = Path(str(demo_case["base"]))
+    store = TripleStore.load(base / "triples.parquet")
+    table = pq.read_table(base / "triples.parquet")
+    rows = list(zip(*(table.column(c).to_pylist() for c in ("s", "p", "o")), strict=True))
+    lonely = next(o for o in table.column("o").to_pylist()
+                  if o.startswith('"') and table.column("o").to_pylist().count(o) == 1)
+    removed = {r for r in rows if r[2] == lonely} | set(rows[::40])
+    added = {("http://example.org/new", RDFS_LABEL, '"A new thing"'),
+             (rows[3][0], CRM + "P2_has_type", "http://example.org/type")}
+    joined = pc.binary_join_element_wise(*(table.column(c) for c in ("s", "p", "o")), "\x00")
+    kept = table.filter(pc.invert(pc.is_in(joined, value_set=pa.array(
+        ["\x00".join(r) for r in removed]))))
+    extra = pa.table({"s": [r[0] for r in sorted(added)], "s_label": ["", ""],
+                      "p": [r[1] for r in sorted(added)], "p_label": ["label", "has type"],
+                      "o": [r[2] for r in sorted(added)], "o_label": ["A new thing", ""]},
+                     schema=kept.schema)
+    changed = pa.concat_tables([kept, extra])
+    whole = TripleStore(changed)
+    patched = TripleStore(changed, terms=store.terms_after(removed, added))
+    assert whole.id_of(lonely) is None and store.id_of(lonely) is not None
+    assert patched._terms.array.equals(whole._terms.array)
+    for name in ("s_ids", "p_ids", "o_ids"):
+        assert np.array_equal(getattr(patched, name), getattr(whole, name))
+    assert patched._labels.equals(whole._labels)
+    with pytest.raises(ValueError):
+        TripleStore(changed, terms=store._terms.array)
+
+
 def test_bad_input_is_refused_clearly(demo_case: dict[str, object], tmp_path: Path,
                                       capsys: pytest.CaptureFixture[str]) -> None:
     index = _copy(demo_case, "bad")

@@ -10,6 +10,7 @@ chaining of thin documents. The result is what a full build of the changed graph
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Callable
@@ -45,10 +46,19 @@ from llama_index_crm.build.neighbourhood import Neighbourhood
 from llama_index_crm.build.reader import to_document
 from llama_index_crm.errors import IndexFormatError
 from llama_index_crm.ontology import Ontology
-from llama_index_crm.rdf import decode_object
+from llama_index_crm.rdf import RDF_TYPE, decode_object
 from llama_index_crm.sources._filters import select_entities
 from llama_index_crm.storage import CrmDocumentStore, TripleStore
-from llama_index_crm.storage.triple_writer import TRIPLE_SCHEMA
+from llama_index_crm.storage.docstore import DOCUMENTS_FILE
+from llama_index_crm.storage.documents import (
+    DOCUMENT_SCHEMA,
+    DOCUMENTS_FORMAT,
+    FIELDS,
+    DocumentRecord,
+    DocumentTable,
+)
+from llama_index_crm.storage.names import name_dependents
+from llama_index_crm.storage.triple_writer import FORMAT_KEY, TRIPLE_SCHEMA
 
 logger = logging.getLogger(__name__)
 
@@ -64,9 +74,18 @@ class UpdateResult:
     affected: Affected
     removed_documents: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
+    names_changed: set[str] = field(default_factory=set)
+    """The nodes whose rows of the name table the change may touch."""
     fr_edges_changed: bool = True
     """False when ``fr_edges.parquet`` is written as it was (same rows, same order): what
     is computed from it alone (PageRank) is then what it was."""
+    old_texts: dict[str, str] = field(default_factory=dict)
+    """The text of every document of the index before the update, by id."""
+    changes: dict[str, int] = field(default_factory=dict)
+    """Documents ``changed``, ``added`` and ``removed`` (by id and text)."""
+    meta_changed: set[str] = field(default_factory=set)
+    """Documents whose row of ``doc_meta.parquet`` may differ from the earlier one: a new
+    docstore row, or ``named`` changed."""
 
 
 def _classify(source: DeltaSource, nodes: list[str], ontology: Ontology) -> tuple[int, int]:
@@ -202,21 +221,25 @@ def update_structure(folder: Path, work: Path, delta: GraphDelta, description: s
                           fresh, *(t.cast(docs_rows.schema) for t in label_rows)])
     terms, labels = best.column("term").combine_chunks(), best.column("label").combine_chunks()
     table = _labelled_triples(folder, source, delta, terms, labels, ontology)
+    # rows keep their own labels (a term that is a predicate and an object has two)
+    tmp = work / (TRIPLES_FILE + ".tmp")
+    table = table.cast(TRIPLE_SCHEMA)
+    pq.write_table(table, tmp, compression="zstd")
+    tmp.replace(work / TRIPLES_FILE)
+    # the store of the archive written, its terms patched rather than encoded again
+    new_store = TripleStore(table, work / TRIPLES_FILE,
+                            terms=store.terms_after(delta.removed, delta.added))
+    del table
     # the labels of terms the change took out of the archive go with them
     changed_terms = {k[0] for k in delta.removed} | {k[2] for k in delta.removed} | set(gone)
-    present = set(pc.unique(pa.concat_arrays([
-        table.column(c).combine_chunks() for c in ("s", "p", "o")])).to_pylist()) \
-        if changed_terms else set()
-    absent = sorted(t for t in changed_terms if t not in present)
+    absent = sorted(t for t in changed_terms if new_store.id_of(t) is None)
     if absent:
         best = best.filter(pc.invert(pc.is_in(best.column("term"),
                                               value_set=pa.array(absent, pa.string()))))
         terms, labels = best.column("term").combine_chunks(), best.column("label").combine_chunks()
-    # rows keep their own labels (a term that is a predicate and an object has two)
-    tmp = work / (TRIPLES_FILE + ".tmp")
-    pq.write_table(table.cast(TRIPLE_SCHEMA), tmp, compression="zstd")
-    tmp.replace(work / TRIPLES_FILE)
-    new_store = TripleStore.load(work / TRIPLES_FILE)
+    names_changed = name_dependents(new_store, {
+        n for s, p, o in delta.added | delta.removed
+        for n in ((s,) if o.startswith('"') or p == RDF_TYPE else (s, o))}, ontology)
     seconds["triples"] = time.perf_counter() - started
     started = time.perf_counter()
     final = chain_thin_documents([_copy(d) for d in docs], new_store.neighbours,
@@ -226,8 +249,9 @@ def update_structure(folder: Path, work: Path, delta: GraphDelta, description: s
     pq.write_table(edges, work / FR_EDGES_FILE)
     write_documents(work / UNCHAINED_FILE, docs)
     write_labels(work / LABELS_FILE, terms, labels, best.column("rank").combine_chunks())
-    docstore = CrmDocumentStore(triple_store=new_store)
-    docstore.add_documents([to_document(d) for d in final])
+    docstore, old_texts, changes, remade = _patched_docstore(folder, final, new_store)
+    was_named = {d.uri: d.named for d in old_docs}
+    remade |= {d.uri for d in final if was_named.get(d.uri) != d.named}
     docstore.persist(str(work))
     seconds["write"] = time.perf_counter() - started
     was = sorted((set(todo) | {s for s, _, _ in delta.added | delta.removed}) - old_uris)
@@ -235,15 +259,71 @@ def update_structure(folder: Path, work: Path, delta: GraphDelta, description: s
                    len(new_store))
     return UpdateResult(final, docstore, stats, delta, affected,
                         [u for u in sorted(old_uris - {d.uri for d in docs})],
-                        {k: round(v, 3) for k, v in seconds.items()}, edges_changed)
+                        {k: round(v, 3) for k, v in seconds.items()}, names_changed,
+                        edges_changed, old_texts, changes, remade)
+
+
+def _metadata_json(doc: EntityDocument) -> str:
+    """The ``metadata`` column :class:`DocumentRecord` stores for ``to_document(doc)``."""
+    return json.dumps({"uri": doc.uri, "label": doc.label, "category": doc.category,
+                       "classes": list(doc.classes), "chained_from": list(doc.chained_from)},
+                      ensure_ascii=False)
+
+
+def _patched_docstore(folder: Path, final: list[EntityDocument], triples: TripleStore
+                      ) -> tuple[CrmDocumentStore, dict[str, str], dict[str, int], set[str]]:
+    """The docstore of ``final`` made from the earlier one: a document whose text and
+    metadata are unchanged keeps its row as stored (the row a full build writes for it,
+    since a record is made from these alone), the others are made anew; rows in the order
+    of ``final``, as a build adds them. Also returns the earlier texts by id and how many
+    documents changed, were added and removed, and the ids of the rows made anew."""
+    old = pq.read_table(folder / DOCUMENTS_FILE)
+    if (old.schema.metadata or {}).get(FORMAT_KEY) != DOCUMENTS_FORMAT or any(
+            name not in old.column_names for name in FIELDS):
+        raise IndexFormatError(f"{folder / DOCUMENTS_FILE} is not a documents file this "
+                               "version writes: build the index again")
+    old = old.select(list(FIELDS))
+    ids = old.column("doc_id").to_pylist()
+    texts = old.column("text").to_pylist()
+    metadata = old.column("metadata").to_pylist()
+    row_of = {d: i for i, d in enumerate(ids)}
+    kept: list[int] = []
+    fresh: list[DocumentRecord] = []
+    fresh_ids: list[str] = []
+    position: list[int] = []  # row of each final document in kept + fresh
+    changed = added = 0
+    for d in final:
+        i = row_of.get(d.uri)
+        if i is not None and texts[i] == d.text and metadata[i] == _metadata_json(d):
+            position.append(len(kept))
+            kept.append(i)
+            continue
+        if i is None:
+            added += 1
+        elif texts[i] != d.text:
+            changed += 1
+        position.append(-1 - len(fresh))
+        fresh.append(DocumentRecord.from_node(to_document(d)))
+        fresh_ids.append(d.uri)
+    made = pa.Table.from_pydict(
+        {"doc_id": fresh_ids, **{name: [getattr(r, name) for r in fresh]
+                                 for name in FIELDS[1:]}}, schema=DOCUMENT_SCHEMA)
+    table = pa.concat_tables([old.take(pa.array(kept, pa.int64())).cast(DOCUMENT_SCHEMA),
+                              made]).combine_chunks()
+    order = [p if p >= 0 else len(kept) - 1 - p for p in position]
+    docstore = CrmDocumentStore(triple_store=triples)
+    docstore._rows = DocumentTable(table.take(pa.array(order, pa.int64())))  # noqa: SLF001
+    new_ids = {d.uri for d in final}
+    old_texts = dict(zip(ids, texts, strict=True))
+    return docstore, old_texts, {"changed": changed, "added": added,
+                                 "removed": sum(1 for d in ids if d not in new_ids)}, \
+        set(fresh_ids)
 
 
 def _stats(folder: Path, source: DeltaSource, entities: list[str], docs: list[EntityDocument],
            final: list[EntityDocument], no_doc: list[str], was: list[str],
            ontology: Ontology, triples: int) -> BuildStats:
     """The build figures of the updated graph: the old ones, corrected for what changed."""
-    import json
-
     from llama_index_crm.storage.manifest import MANIFEST
 
     old = json.loads((folder / MANIFEST).read_text()).get("stats", {})

@@ -22,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import Stemmer
-from llama_index.core.schema import BaseNode, TextNode
+from llama_index.core.schema import MetadataMode, TextNode
 from llama_index.retrievers.bm25 import BM25Retriever
 
 from llama_index_crm.storage import TripleStore
@@ -37,6 +37,9 @@ VECTORS = "vectors.npy"
 FAISS_FILE = "faiss.index"
 BM25_DIR = "bm25"
 BM25_SETTINGS = "bm25_settings.json"
+TOKENS = "tokens.npy"
+TOKEN_OFFSETS = "token_offsets.npy"
+TOKEN_VOCAB = "token_vocab.json"
 DOC_META = "doc_meta.parquet"
 FR_OFFSETS = "fr_offsets.npy"
 FR_TARGETS = "fr_targets.npy"
@@ -81,15 +84,46 @@ class DocMeta:
                    [list(d.classes) for d in docs], [list(d.chained_from) for d in docs], types,
                    [names_of(d) for d in docs])
 
-    def write(self, path: Path, doc_ids: list[str]) -> None:
-        """Write as Parquet."""
-        pq.write_table(pa.table({
-            "doc_id": doc_ids, "label": self.labels, "category": self.categories,
+    def table(self, doc_ids: list[str]) -> pa.Table:
+        """The rows :meth:`write` writes."""
+        return pa.table({
+            "doc_id": pa.array(doc_ids, pa.string()),
+            "label": pa.array(self.labels, pa.string()),
+            "category": pa.array(self.categories, pa.string()),
             "classes": pa.array(self.classes, pa.list_(pa.string())),
             "chained_from": pa.array(self.chained_from, pa.list_(pa.string())),
             "types": pa.array(self.types, pa.list_(pa.string())),
             "names": pa.array(self.names, pa.list_(pa.string())),
-        }), path)
+        })
+
+    def write(self, path: Path, doc_ids: list[str]) -> None:
+        """Write as Parquet."""
+        pq.write_table(self.table(doc_ids), path)
+
+    @classmethod
+    def update(cls, before: Path, path: Path, docs: Sequence[Any], changed: set[str]) -> None:
+        """Write into ``path`` the metadata of ``docs`` (in their order) from the file
+        ``before``: a document not in ``changed`` (whose label, category, classes, chained
+        entities, text and ``named`` are as they were) keeps its row, the others are made
+        anew."""
+        old = pq.read_table(before)
+        row_of = {d: i for i, d in enumerate(old.column("doc_id").to_pylist())}
+        kept: list[int] = []
+        fresh: list[Any] = []
+        position: list[int] = []
+        for d in docs:
+            i = row_of.get(d.uri)
+            if i is not None and d.uri not in changed:
+                position.append(len(kept))
+                kept.append(i)
+            else:
+                position.append(-1 - len(fresh))
+                fresh.append(d)
+        made = cls.from_documents(fresh).table([d.uri for d in fresh])
+        table = pa.concat_tables([old.take(pa.array(kept, pa.int64())),
+                                  made.cast(old.schema)]).combine_chunks()
+        order = [p if p >= 0 else len(kept) - 1 - p for p in position]
+        pq.write_table(table.take(pa.array(order, pa.int64())), path)
 
     @classmethod
     def read(cls, path: Path) -> DocMeta:
@@ -108,9 +142,14 @@ def names_of(doc: Any) -> list[str]:
     return list(dict.fromkeys([*own, *names]))
 
 
-def lexical_node(doc: Any) -> TextNode:
+def lexical_text(doc: Any) -> str:
     """The text BM25 indexes for a document: its name ``NAME_BOOST`` more times, then it."""
-    return TextNode(id_=doc.uri, text="\n".join([doc.label] * NAME_BOOST + [doc.text]))
+    return "\n".join([doc.label] * NAME_BOOST + [doc.text])
+
+
+def lexical_node(doc: Any) -> TextNode:
+    """:func:`lexical_text` as a node."""
+    return TextNode(id_=doc.uri, text=lexical_text(doc))
 
 
 def fr_link_arrays(store: TripleStore, fr_edges: pa.Table) -> tuple[np.ndarray, np.ndarray]:
@@ -142,13 +181,116 @@ def faiss_index(vectors: np.ndarray, approximate_above: int) -> Any:
 
 def bm25_retriever(nodes: list[TextNode], settings: Bm25Settings) -> BM25Retriever:
     """A BM25 retriever over ``nodes`` tokenised with ``settings``."""
-    return BM25Retriever(
-        nodes=list[BaseNode](nodes),
-        stemmer=Stemmer.Stemmer(settings.stemmer),
-        language=settings.language,
-        token_pattern=settings.token_pattern,
-        skip_stemming=settings.skip_stemming,
-    )
+    return bm25_from_texts([n.get_content(metadata_mode=MetadataMode.EMBED) for n in nodes],
+                           settings)
+
+
+def bm25_from_texts(texts: list[str], settings: Bm25Settings) -> BM25Retriever:
+    """A BM25 retriever over ``texts`` (one per row) tokenised with ``settings``: the index
+    ``BM25Retriever(nodes=...)`` makes from nodes with these texts, without the per-node
+    metadata copies it keeps as its corpus (:func:`write_search_parts` stores row ids)."""
+    return bm25_from_tokens(bm25_tokens(texts, settings), settings)
+
+
+def bm25_tokens(texts: list[str], settings: Bm25Settings) -> CorpusTokens:
+    """The BM25 tokens of ``texts`` (one per row): what ``BM25Retriever`` indexes."""
+    stemmer = Stemmer.Stemmer(settings.stemmer)
+    ids, vocab = bm25s.tokenize(texts, stopwords=settings.language,
+                                stemmer=None if settings.skip_stemming else stemmer,
+                                token_pattern=settings.token_pattern, show_progress=False)
+    return CorpusTokens.of(ids, vocab)
+
+
+def bm25_from_tokens(tokens: CorpusTokens, settings: Bm25Settings) -> BM25Retriever:
+    """A BM25 retriever over a tokenised corpus (its rows the index's rows)."""
+    flat = tokens.ids.tolist()
+    bounds = tokens.offsets.tolist()
+    corpus = [flat[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    bm25 = bm25s.BM25()
+    bm25.index((corpus, {t: i for i, t in enumerate(tokens.vocab)}), show_progress=False)
+    return BM25Retriever(existing_bm25=bm25, stemmer=Stemmer.Stemmer(settings.stemmer),
+                         language=settings.language, token_pattern=settings.token_pattern,
+                         skip_stemming=settings.skip_stemming)
+
+
+@dataclass(frozen=True, slots=True)
+class CorpusTokens:
+    """The BM25 tokens of every row (stemmed, stop words out, in text order), kept beside
+    the BM25 index (``bm25/tokens.npy``, ``token_offsets.npy``, ``token_vocab.json``) so
+    that an update tokenises only the texts it changed. ``vocab`` is sorted (token id =
+    position), so that the files do not depend on the order ``bm25s`` met the tokens in."""
+
+    ids: np.ndarray
+    offsets: np.ndarray
+    vocab: list[str]
+
+    @classmethod
+    def of(cls, rows: list[list[int]], vocab: dict[str, int]) -> CorpusTokens:
+        """From ``bm25s.tokenize``'s ids and vocabulary (ids renumbered in token order)."""
+        ordered = sorted(vocab)
+        renumber = np.zeros(len(vocab), dtype=np.int32)
+        renumber[np.asarray([vocab[t] for t in ordered], dtype=np.int64)] = np.arange(
+            len(ordered), dtype=np.int32)
+        lengths = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
+        offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        flat = np.fromiter((t for r in rows for t in r), dtype=np.int64, count=int(offsets[-1]))
+        return cls(renumber[flat], offsets, ordered)
+
+    def rows(self, which: list[int]) -> list[list[str]]:
+        """The tokens of some rows, as strings."""
+        return [[self.vocab[t] for t in self.ids[self.offsets[i]:self.offsets[i + 1]].tolist()]
+                for i in which]
+
+    def updated(self, old_rows: list[int | None], texts: dict[int, str],
+                settings: Bm25Settings) -> CorpusTokens:
+        """The tokens of a new corpus: row ``i`` is the old row ``old_rows[i]``, or, when
+        that is None, the tokens of ``texts[i]`` (tokenised here)."""
+        fresh_rows = sorted(texts)
+        fresh = bm25_tokens([texts[i] for i in fresh_rows], settings)
+        fresh_of = dict(zip(fresh_rows, range(len(fresh_rows)), strict=True))
+        pieces: list[np.ndarray] = []
+        sources: list[int] = []  # 0: old vocabulary, 1: the fresh one
+        for i, old in enumerate(old_rows):
+            if old is not None:
+                pieces.append(self.ids[self.offsets[old]:self.offsets[old + 1]])
+                sources.append(0)
+            else:
+                j = fresh_of[i]
+                pieces.append(fresh.ids[fresh.offsets[j]:fresh.offsets[j + 1]])
+                sources.append(1)
+        lengths = np.fromiter((len(x) for x in pieces), dtype=np.int64, count=len(pieces))
+        offsets = np.zeros(len(pieces) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        flat = np.concatenate(pieces).astype(np.int64) if pieces else np.zeros(0, np.int64)
+        from_fresh = np.repeat(np.asarray(sources, dtype=bool), lengths)
+        # one vocabulary: the tokens used, sorted
+        old_used = np.unique(flat[~from_fresh])
+        new_used = np.unique(flat[from_fresh])
+        words = sorted({self.vocab[t] for t in old_used.tolist()}
+                       | {fresh.vocab[t] for t in new_used.tolist()})
+        position = {w: k for k, w in enumerate(words)}
+        old_map = np.zeros(max(1, len(self.vocab)), dtype=np.int32)  # [0]: unused
+        old_map[old_used] = [position[self.vocab[t]] for t in old_used.tolist()]
+        new_map = np.zeros(max(1, len(fresh.vocab)), dtype=np.int32)
+        new_map[new_used] = [position[fresh.vocab[t]] for t in new_used.tolist()]
+        ids = np.where(from_fresh, new_map[np.where(from_fresh, flat, 0)],
+                       old_map[np.where(from_fresh, 0, flat)]).astype(np.int32)
+        return CorpusTokens(ids, offsets, words)
+
+    def write(self, folder: Path) -> None:
+        """Write into the BM25 folder."""
+        np.save(folder / TOKENS, self.ids.astype(np.int32))
+        np.save(folder / TOKEN_OFFSETS, self.offsets.astype(np.int64))
+        (folder / TOKEN_VOCAB).write_text(json.dumps(self.vocab, ensure_ascii=False))
+
+    @classmethod
+    def read(cls, folder: Path) -> CorpusTokens | None:
+        """What :meth:`write` wrote, or None (an index made before tokens were kept)."""
+        if not all((folder / n).exists() for n in (TOKENS, TOKEN_OFFSETS, TOKEN_VOCAB)):
+            return None
+        return cls(np.load(folder / TOKENS), np.load(folder / TOKEN_OFFSETS),
+                   json.loads((folder / TOKEN_VOCAB).read_text()))
 
 
 def load_bm25(folder: Path, settings: Bm25Settings) -> BM25Retriever:
@@ -166,14 +308,16 @@ def load_bm25(folder: Path, settings: Bm25Settings) -> BM25Retriever:
 
 def write_search_parts(folder: Path, doc_ids: list[str], vectors: np.ndarray,
                        faiss_index: Any | None, bm25: BM25Retriever, settings: Bm25Settings,
-                       statistics: GraphStatistics) -> None:
+                       statistics: GraphStatistics, tokens: CorpusTokens | None = None) -> None:
     """Write row ids, vectors, FAISS (unless another vector store holds the vectors),
-    BM25 and statistics into ``folder``."""
+    BM25 (with its corpus ``tokens`` when given) and statistics into ``folder``."""
     (folder / DOC_IDS).write_text(json.dumps(doc_ids, ensure_ascii=False))
     np.save(folder / VECTORS, np.ascontiguousarray(vectors, dtype=np.float32))
     if faiss_index is not None:
         faiss.write_index(faiss_index, str(folder / FAISS_FILE))
     _write_bm25(folder / BM25_DIR, bm25, doc_ids, settings)
+    if tokens is not None:
+        tokens.write(folder / BM25_DIR)
     statistics.persist(folder)
 
 

@@ -31,12 +31,13 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from llama_index_crm.ontology import Ontology
@@ -179,12 +180,21 @@ def node_categories(store: TripleStore, ontology: Ontology) -> np.ndarray:
     return out
 
 
-def name_rows(store: TripleStore, ontology: Ontology | None = None) -> Iterator[NameRow]:
-    """Every (node, name) of the graph: direct labels first, then appellations."""
+def name_rows(store: TripleStore, ontology: Ontology | None = None,
+              nodes: Collection[str] | None = None) -> Iterator[NameRow]:
+    """Every (node, name) of the graph: direct labels first, then appellations.
+
+    ``nodes``: only the rows of these nodes (each node's rows read its own triples, its
+    appellations' and, for its category, its classes and the properties pointing at it).
+    """
     from llama_index_crm.ontology import CATEGORIES
 
     ontology = ontology or Ontology.default()
     preds = _predicates(store, ontology)
+    wanted: np.ndarray | None = None
+    if nodes is not None:
+        ids = store.ids_of(sorted(nodes))
+        wanted = np.isin(store.s_ids, ids[ids >= 0])
     categories = node_categories(store, ontology)
     literal = store.is_literal
 
@@ -196,7 +206,11 @@ def name_rows(store: TripleStore, ontology: Ontology | None = None) -> Iterator[
         return row.category not in SKIPPED_CATEGORIES
 
     values: dict[int, list[str]] = {}
+    linked = np.isin(store.p_ids, preds.appellations) & ~literal[store.o_ids]
     mask = np.isin(store.p_ids, preds.values) & literal[store.o_ids]
+    if wanted is not None:  # the values of the wanted nodes' appellations only
+        linked &= wanted
+        mask &= np.isin(store.s_ids, np.unique(store.o_ids[linked]))
     for s, o in zip(store.s_ids[mask].tolist(), store.o_ids[mask].tolist(), strict=True):
         text = _name_text(store.term(o))
         if text:
@@ -205,13 +219,14 @@ def name_rows(store: TripleStore, ontology: Ontology | None = None) -> Iterator[
     rows: dict[tuple[str, str], NameRow] = {}
     for kind, group in (("label", preds.labels), ("alt", preds.alts)):
         mask = np.isin(store.p_ids, group) & literal[store.o_ids]
+        if wanted is not None:
+            mask &= wanted
         for s, o in zip(store.s_ids[mask].tolist(), store.o_ids[mask].tolist(), strict=True):
             text = _name_text(store.term(o))
             if text and not store.is_literal[s]:
                 node = store.term(s)
                 rows.setdefault((node, text), NameRow(node, text, kind, category(s)))
-    mask = np.isin(store.p_ids, preds.appellations) & ~literal[store.o_ids]
-    for s, o in zip(store.s_ids[mask].tolist(), store.o_ids[mask].tolist(), strict=True):
+    for s, o in zip(store.s_ids[linked].tolist(), store.o_ids[linked].tolist(), strict=True):
         kind = "identifier" if o in identifiers else "appellation"
         node = store.term(s)
         for text in values.get(o, ()):
@@ -245,6 +260,42 @@ def write_names(store: TripleStore, folder: Path, ontology: Ontology | None = No
     table = pa.table({f: [getattr(r, f) for r in rows] for f in NameRow._fields}, schema=_SCHEMA)
     pq.write_table(table, folder / NAMES_FILE, compression="zstd")
     return len(rows)
+
+
+def name_dependents(store: TripleStore, nodes: Collection[str],
+                    ontology: Ontology | None = None) -> set[str]:
+    """``nodes`` and the nodes naming themselves after one of them (by an appellation
+    link in ``store``): whose name rows change when ``nodes``' triples change."""
+    ontology = ontology or Ontology.default()
+    appellations = _predicates(store, ontology).appellations
+    out = set(nodes)
+    for node in nodes:
+        node_id = store.id_of(node)
+        if node_id is not None:
+            p_ids, s_ids = store.in_ids(node_id)
+            out.update(store.take(s_ids[np.isin(p_ids, appellations)]))
+    return out
+
+
+def update_names(store: TripleStore, before: Path, folder: Path, nodes: Collection[str],
+                 ontology: Ontology | None = None) -> int:
+    """Write ``names.parquet`` into ``folder`` from the one in ``before``, with the rows of
+    ``nodes`` made again over ``store`` (the graph after a change; ``nodes``: every node
+    whose rows the change may touch). The rows are those :func:`write_names` writes.
+    """
+    old = pq.read_table(before / NAMES_FILE)
+    gone = pc.is_in(old.column("node"), value_set=pa.array(sorted(nodes), pa.string()))
+    rows = list(name_rows(store, ontology, nodes))
+    table = pa.concat_tables([
+        old.filter(pc.invert(gone)).cast(_SCHEMA),
+        pa.table({f: [getattr(r, f) for r in rows] for f in NameRow._fields}, schema=_SCHEMA)])
+    # name_rows' order: labels first, then by node and name (UTF-8 bytes sort as code points)
+    order = pc.sort_indices(table.append_column("later", pc.not_equal(table.column("kind"),
+                                                                       "label")),
+                            [("later", "ascending"), ("node", "ascending"),
+                             ("name", "ascending")])
+    pq.write_table(table.take(order), folder / NAMES_FILE, compression="zstd")
+    return table.num_rows
 
 
 def read_names(folder: Path) -> list[NameRow]:

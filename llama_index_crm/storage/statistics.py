@@ -64,6 +64,7 @@ class GraphStatistics:
         ontology: Ontology | None = None,
         top: int = TOP_PER_CATEGORY,
         pagerank: Mapping[str, float] | None = None,
+        counts: GraphStatistics | None = None,
     ) -> GraphStatistics:
         """Statistics from the FR edges (s, fr, o) and the triple archive (s, p, o).
 
@@ -76,8 +77,14 @@ class GraphStatistics:
             top: documents kept per category.
             pagerank: the PageRank of these very ``fr_edges`` (rows in the same order),
                 computed earlier: used as it is (an update whose FR edges did not change).
+            counts: statistics computed earlier from these very ``fr_edges`` and from an
+                archive with the same ``rdf:type`` triples (an update that changed
+                neither): its PageRank and counts are used as they are (``fr_edges`` and
+                ``triples`` are then not read); only the top documents are computed.
         """
         onto = ontology or Ontology.default()
+        if counts is not None:
+            pagerank = counts.pagerank
         ranks = dict(pagerank) if pagerank is not None else fr_pagerank(fr_edges)
         doc_rank = {
             doc: max((ranks.get(e, 0.0) for e in entities), default=0.0)
@@ -88,6 +95,11 @@ class GraphStatistics:
             cat = doc_categories.get(doc)
             if cat and len(by_category.setdefault(cat, [])) < top:
                 by_category[cat].append(doc)
+        if counts is not None:
+            return cls(pagerank=ranks, top_by_category=by_category,
+                       class_counts=dict(counts.class_counts),
+                       category_counts=dict(counts.category_counts),
+                       fr_counts=dict(counts.fr_counts))
         typed = triples.filter(pc.equal(triples.column("p"), RDF_TYPE))
         classes = Counter(typed.column("o").to_pylist())
         categories: Counter[str] = Counter()

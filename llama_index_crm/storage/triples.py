@@ -139,22 +139,65 @@ def _encode(table: pa.Table) -> tuple[TermDictionary, list[np.ndarray], pa.Array
     distinct = pc.unique(pa.concat_arrays(list(term_dicts)))
     terms = distinct.take(pc.sort_indices(distinct))
     ids = [_recode(d, c, terms) for d, c in zip(term_dicts, term_codes, strict=True)]
+    return TermDictionary(terms), ids, _labels_of(table, len(terms), ids)
 
-    label_dicts, label_codes = zip(
-        *(_dictionary(table.column(c)) for c in ("s_label", "p_label", "o_label")),
-        strict=True,
-    )
-    label_values = pc.unique(pa.concat_arrays([*label_dicts, pa.array([""], pa.large_string())]))
-    codes = [_recode(d, c, label_values) for d, c in zip(label_dicts, label_codes, strict=True)]
-    empty = label_values.index("").as_py()
-    keep = [code != empty for code in codes]
-    term_ids = np.concatenate([i[k] for i, k in zip(ids, keep, strict=True)])
-    label_ids = np.concatenate([c[k] for c, k in zip(codes, keep, strict=True)])
-    labelled, first = np.unique(term_ids, return_index=True)
-    per_term = np.full(len(terms), -1, dtype=np.int64)
-    per_term[labelled] = label_ids[first]
-    labels = label_values.take(pa.array(per_term, mask=per_term < 0))
-    return TermDictionary(terms), ids, labels
+
+def _encode_known(table: pa.Table, terms: pa.Array) -> tuple[TermDictionary, list[np.ndarray],
+                                                              pa.Array]:
+    """:func:`_encode` when the sorted distinct terms of the table are known already."""
+    value_set = terms.cast(pa.string())
+    ids = []
+    for name in ("s", "p", "o"):
+        column = table.column(name)
+        if pa.types.is_dictionary(column.type):
+            column = column.cast(pa.string())
+        found = pc.index_in(column, value_set=value_set)
+        if found.null_count:
+            raise ValueError(f"a term of column {name} is not among the terms given")
+        ids.append(found.to_numpy(zero_copy_only=False).astype(np.int32))
+    used = np.zeros(len(terms), dtype=bool)
+    for i in ids:
+        used[i] = True
+    if not used.all():
+        raise ValueError("some terms given occur in no triple of the table")
+    return TermDictionary(terms), ids, _labels_of(table, len(terms), ids)
+
+
+def _labels_of(table: pa.Table, n_terms: int, ids: list[np.ndarray]) -> pa.Array:
+    """One label per term: the first non-empty one of its rows as subject, predicate,
+    object (in that order, rows in table order); null for a term with none."""
+    values: list[pa.Array] = []
+    term_ids: list[np.ndarray] = []
+    positions: list[np.ndarray] = []
+    parts: list[np.ndarray] = []
+    for part, (name, part_ids) in enumerate(zip(("s_label", "p_label", "o_label"), ids,
+                                                strict=True)):
+        column = table.column(name)
+        if pa.types.is_dictionary(column.type):
+            dictionary, codes = _dictionary(column)
+            filled = pc.not_equal(dictionary, "").to_numpy(zero_copy_only=False)[codes]
+            rows = np.flatnonzero(filled)
+            values.append(dictionary)
+            positions.append(codes[rows].astype(np.int64))
+        else:
+            array = column.combine_chunks().cast(pa.large_string())
+            rows = np.flatnonzero(pc.not_equal(array, "").to_numpy(zero_copy_only=False))
+            values.append(array)
+            positions.append(rows)
+        term_ids.append(part_ids[rows])
+        parts.append(np.full(len(rows), part, dtype=np.int8))
+    labelled, first = np.unique(np.concatenate(term_ids), return_index=True)
+    part_of = np.concatenate(parts)[first]
+    position_of = np.concatenate(positions)[first]
+    pieces, order = [], []
+    for part, array in enumerate(values):
+        which = np.flatnonzero(part_of == part)
+        pieces.append(array.take(pa.array(position_of[which])))
+        order.append(which)
+    chosen = pa.concat_arrays(pieces).take(pa.array(np.argsort(np.concatenate(order))))
+    per_term = np.full(n_terms, -1, dtype=np.int64)
+    per_term[labelled] = np.arange(len(labelled))
+    return chosen.take(pa.array(per_term, mask=per_term < 0))
 
 
 def _as_row(row: Triple | TripleRow) -> TripleRow:
@@ -182,10 +225,12 @@ class TripleStore:
         path: The archive file ``table`` was read from, if any.
     """
 
-    def __init__(self, table: pa.Table, path: str | Path | None = None) -> None:
+    def __init__(self, table: pa.Table, path: str | Path | None = None,
+                 terms: pa.Array | None = None) -> None:
         self.path = None if path is None else Path(path)
         """The archive this store was loaded from (``None`` when built in memory)."""
-        self._terms, (s, p, o), self._labels = _encode(table)
+        self._terms, (s, p, o), self._labels = _encode(table) if terms is None else \
+            _encode_known(table, terms)
         order = np.lexsort((o, p, s))
         self.s_ids: np.ndarray = s[order]
         """Subject ids, sorted by subject (then predicate, then object)."""
@@ -205,6 +250,34 @@ class TripleStore:
     def from_table(cls, table: pa.Table) -> TripleStore:
         """A store over an archive table already in memory."""
         return cls(table)
+
+    def terms_after(self, removed: Iterable[tuple[str, str, str]],
+                    added: Iterable[tuple[str, str, str]]) -> pa.Array:
+        """The sorted distinct terms of this archive with the rows ``removed`` (each one
+        of its rows) taken out and the rows ``added`` (none of its rows) put in: the
+        ``terms`` of the store of that archive (``TripleStore(table, terms=...)``), found
+        without encoding the archive again."""
+        counts = np.bincount(np.concatenate([self.s_ids, self.p_ids, self.o_ids]),
+                             minlength=len(self._terms)).astype(np.int64)
+        fresh: set[str] = set()
+        for row in removed:
+            for term in row:
+                term_id = self._terms.id_of(term)
+                if term_id is None:
+                    raise ValueError(f"{row} is not a row of this archive")
+                counts[term_id] -= 1
+        for row in added:
+            for term in row:
+                term_id = self._terms.id_of(term)
+                if term_id is None:
+                    fresh.add(term)
+                else:
+                    counts[term_id] += 1
+        terms = self._terms.array.filter(pa.array(counts > 0))
+        if fresh:
+            terms = pa.concat_arrays([terms, pa.array(sorted(fresh), pa.large_string())])
+            terms = terms.take(pc.sort_indices(terms))
+        return terms
 
     @classmethod
     def from_triples(cls, rows: Iterable[Triple | TripleRow]) -> TripleStore:
