@@ -431,3 +431,15 @@ def test_a_class_noun_after_a_name_of_its_kind(exact: ExactAnswerer) -> None:
     assert region.status == "answered" and region.count == 4, region.plan_text
     built = ask(exact, "who built the Asinou church")
     assert built.status == "answered" and FOUNDER in built.text
+
+
+@pytest.mark.parametrize("question", [
+    "which is the oldest church of the valley of Marathasa?",
+    "Quelle est la plus ancienne église de la vallée de Marathasa ?",
+    "¿Cuál es la iglesia más antigua del valle de Marathasa?",
+    "which is the oldest church of Marathasa?",  # "of" a place: no church depicts it
+])
+def test_the_oldest_church_of_a_valley(exact: ExactAnswerer, question: str) -> None:
+    answer = ask(exact, question)
+    assert answer.status == "answered", answer.plan_text
+    assert "Church of Saint Heraclidius" in answer.text

@@ -455,7 +455,11 @@ class ExactAnswerer:
                     tokens[at[j]][:1].isupper() or len(words[j]) <= 3 and j + 1 < len(at)
                     and tokens[at[j + 1]][:1].isupper()):
                 j += 1
-            if j - i >= 2 and self.names.lookup(" ".join(words[i:j])):
+            if j - i >= 2 and self.names.lookup(" ".join(words[i:j])) or \
+                    j - i == 1 and len(words[i]) >= MIN_LONE_NAME and any(
+                        words[i] in fold_name(c.name).split()
+                        for c in self.names.lookup(words[i])):
+                # one capitalised word that is a word of a name ("the valley of Marathasa")
                 spans.append((at[i], at[j - 1] + 1))
             i = j
         return sorted(spans)
@@ -697,6 +701,8 @@ _BORN_COMPOUND = re.compile(r"\b(?P<adj>[A-Za-z]{4,})-born\s+(?P<noun>[a-z]+)", 
 """A place adjective before "-born" and the noun it qualifies."""
 MIN_PLACE_STEM = 4
 """Letters of a place adjective that must open the place's name."""
+MIN_LONE_NAME = 5
+"""Letters one capitalised word needs to stand for a name it is a word of."""
 MIN_MISSPELT = 6
 """Letters an unexplained word needs to be read as a noun one edit away."""
 

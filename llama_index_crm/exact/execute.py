@@ -442,6 +442,10 @@ class Executor:
         for row, nodes in zip(rows, inner, strict=True):
             if any(self._hint_text(n) & wanted for n in nodes):
                 kept.append(row)
+        if not kept and any(self._type_text(n) for nodes in inner for n in nodes):
+            # the events on the way are typed, none as the verb says: "who painted Asinou"
+            # is not answered by who built it
+            return []
         return kept or rows
 
     def _in_role(self, walk: Walk, rows: list[int], role: str) -> list[int]:

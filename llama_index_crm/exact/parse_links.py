@@ -493,10 +493,30 @@ class LinkParts(BuilderState):
             if not self._title_instead(el, current, options, cue):
                 self._statement_instead(el, current, options, cue)
             return None
+        relation, inverse = self._recorded(anchor, current, options, relation, inverse)
         probe = Slot(anchor.category, anchor=anchor)
         if not self._link(current, probe, cue):
             current.links.append((relation.id, probe, inverse, self._hints(relation, cue)))
         return probe
+
+    def _recorded(self, anchor: Anchor, current: Slot,
+                  options: Sequence[tuple[str, Relation, bool]], relation: Relation,
+                  inverse: bool) -> tuple[Relation, bool]:
+        """The first of the cue's readings that links the named node to anything, when the
+        preferred one links it to nothing: "the oldest church of Marathasa", where no church
+        depicts the valley but several stand in it (candidate readings of one word, kept by
+        what the graph records)."""
+        if self.p.trial is None or not anchor.node:
+            return relation, inverse
+        candidate = Candidate(anchor.node, anchor.label, anchor.category, 1.0, anchor.how)
+        if self.p.trial(relation.id, current.category, inverse, candidate):
+            return relation, inverse
+        for kind, other, other_inverse in options:
+            if other is relation or kind not in {anchor.category, "Any"}:
+                continue
+            if self.p.trial(other.id, current.category, other_inverse, candidate):
+                return other, other_inverse
+        return relation, inverse
 
     def _other_kind(self, el: Element, current: Slot) -> Slot | None:
         """A name of another kind than the cue expects, linked by the relation the graph
