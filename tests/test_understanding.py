@@ -443,3 +443,11 @@ def test_the_oldest_church_of_a_valley(exact: ExactAnswerer, question: str) -> N
     answer = ask(exact, question)
     assert answer.status == "answered", answer.plan_text
     assert "Church of Saint Heraclidius" in answer.text
+
+
+def test_the_value_asked_by_which_noun_and_pronoun_contractions(exact: ExactAnswerer) -> None:
+    # "in which year", "what year": the plan gives a date; "I'd like": no word "id"
+    year = ask(exact, "In which year was Asinou built?")
+    assert year.status == "answered" and "1105" in year.text, year.plan_text
+    more = ask(exact, "I'd like to know more about Asinou")
+    assert more.status == "answered", more.plan_text

@@ -483,7 +483,7 @@ class OperationParts(LinkParts):
         through = None
         made = [link for link in target.links if link[0] == "created-by" and not link[2]]
         free = [link for link in made if link[1].anchor is None and not link[1].links
-                and not link[1].filters and not link[1].types]
+                and not link[1].filters and not link[1].types and link[1] is not head]
         if relation == "creation-date" and made and len(free) == len(made):
             # "churches painted in the 14th century": no maker is asked, so none is needed
             # (a painting campaign the graph names no painter of still dates the church);

@@ -47,6 +47,8 @@ NEGATIONS = frozenset({"not", "never", "nor", "neither"})
 """Words that turn a question round: a plan without an exclusion does not answer them."""
 SAMENESS = frozenset({"other", "others", "else", "another", "remaining", "same"})
 """Words that set some members apart from others the question names."""
+_PRONOUN_CONTRACTION = re.compile(r"\b(i|you|we|they|he|she)['’](d|m|ve|ll|re)\b", re.I)
+_CONTRACTED = {"d": "would", "m": "am", "ve": "have", "ll": "will", "re": "are"}
 QUESTION_RANGES = {"where": frozenset({"Place"}), "when": frozenset({"Time"})}
 """Question words that ask for a kind of value: the plan must give one."""
 
@@ -229,6 +231,8 @@ def _tokens(question: str) -> list[tuple[str, str]]:
     """The question's words, folded, each tagged ``quote`` (part of a quoted title),
     ``time`` (part of a time expression) or ``""``."""
     text = " ".join(unicodedata.normalize("NFKC", question).split())
+    text = _PRONOUN_CONTRACTION.sub(lambda m: f"{m.group(1)} {_CONTRACTED[m.group(2).lower()]}",
+                                    text)  # "I'd like to know": no word "id"
     spans: list[tuple[int, int, str]] = []
     for title in quoted_titles(text):
         at = text.find(title)
@@ -302,9 +306,16 @@ def understand(question: str, plan: ExactPlan | None, words: PlannerWords,
     head = plan.variables[0] if plan is not None else None
     head_words = (_forms(head.noun or "") | {f for t in head.types for f in _forms(t)}
                   ) if head is not None else set()
+    attributes = [lexicon[r] for r in (plan.attributes if plan is not None else ())
+                  if r in lexicon]
+    attribute_words = {w for r in attributes for w in _relation_words(r)}
+    value_ranges = {"Time" if r.value == "time" else r.range for r in attributes}
     out: list[Word] = []
     for index, (word, tag) in enumerate(_tokens(question)):
-        if asked is not None and index == asked[0] and head is not None:
+        if asked is not None and index == asked[0] and head is not None and not (
+                # "what nationality was …", "in which year was … acquired": the value asked
+                asked[1] in attribute_words or "Time" in value_ranges and words.class_nouns.get(
+                    asked[1], words.class_nouns.get(singularise(asked[1]))) == "Time"):
             # "which country …": the plan must ask for the country, not for another node
             noun = asked[1]
             category = words.class_nouns.get(noun) or words.class_nouns.get(singularise(noun))
@@ -376,6 +387,8 @@ def _role(word: str, words: PlannerWords, by_relation: Mapping[str, set[str]],
     if word in words.question:
         asked = QUESTION_RANGES.get(word)
         return "question" if asked is None or asked & ranges else "unexplained"
+    if single in rules.GENERIC_TIME_NOUNS and "Time" in ranges:
+        return "question"  # "in which year was T acquired": the plan gives its date
     if word in nouns or single in nouns:
         return "type"
     category = words.class_nouns.get(word) or words.class_nouns.get(single)
