@@ -79,7 +79,7 @@ def main() -> None:
             print(f"   evidence: {line}")
         sources = ", ".join(r["label"] for r in answer.retrieved()[:4])
         print(f"   retrieved: {sources} … ({answer.latency_s * 1000:.0f} ms)")
-    print(f"\nAsk your own: .venv/bin/crm-rag ask --index {out} \"Who painted the Holy Cross of Agiasmati?\"")
+    print(f"\nAsk your own: .venv/bin/crm-rag ask --index {out} \"Who painted Agiasmati?\"")
     converse(index)
 
 
