@@ -27,16 +27,15 @@ Exit codes: 0 all equal, 1 a difference or an invalid question, 2 a graph file i
 
 from __future__ import annotations
 
-import argparse
-import io
-import json
 import sys
-import zipfile
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pyoxigraph as ox
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # gold_runner.py
+from gold_runner import run, value  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
@@ -67,25 +66,6 @@ LANGS = {"en", "el", "fr", "de", "it", "es"}
 MAX_LABELS = 15
 
 
-def load_store(dataset: str) -> ox.Store:
-    path = GRAPHS[dataset]
-    store = ox.Store()
-    if path.suffix == ".zip":
-        with zipfile.ZipFile(path) as zf:
-            for name in zf.namelist():
-                if name.endswith((".n3", ".nt")):
-                    store.bulk_load(io.BytesIO(zf.read(name)), ox.RdfFormat.N_TRIPLES, lenient=True)
-    else:
-        store.bulk_load(path=str(path), format=ox.RdfFormat.TURTLE)
-    return store
-
-
-def _val(term: Any) -> str | None:
-    if term is None:
-        return None
-    return str(term.value)
-
-
 def compute(store: ox.Store, q: dict[str, Any]) -> dict[str, Any]:
     result = store.query(q["sparql"])
     names = [v.value for v in result.variables]  # type: ignore[union-attr]
@@ -96,7 +76,7 @@ def compute(store: ox.Store, q: dict[str, Any]) -> dict[str, Any]:
     nrows = 0
     for row in result:  # type: ignore[union-attr]
         nrows += 1
-        rec = {n: _val(row[n]) for n in names}
+        rec = {n: value(row[n]) for n in names}
         for key in ("anchor", "item"):
             v = rec.get(key)
             if v is not None and v not in uris:
@@ -160,69 +140,9 @@ def validate(qs: list[dict[str, Any]]) -> list[str]:
     return errs
 
 
-def stats(qs: list[dict[str, Any]]) -> str:
-    order = ["nmwa", "acm", "demo", "ycba"]
-    lines = ["| | " + " | ".join(order) + " | all |", "|---|" + "---:|" * (len(order) + 1)]
-
-    def row(name: str, key: str, values: list[str]) -> None:
-        for v in values:
-            cells = [
-                sum(1 for q in qs if q["dataset"] == d and str(q.get(key)) == v) for d in order
-            ]
-            lines.append(f"| {name} {v} | " + " | ".join(map(str, cells)) + f" | {sum(cells)} |")
-
-    cells = [sum(1 for q in qs if q["dataset"] == d) for d in order]
-    lines.append("| questions | " + " | ".join(map(str, cells)) + f" | {sum(cells)} |")
-    row("lang", "lang", ["en", "el", "fr", "de", "it", "es"])
-    row("expect", "expect", ["answered", "not_found"])
-    row("type", "type", ["specific", "enumeration", "aggregation"])
-    return "\n".join(lines)
-
-
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    mode = ap.add_mutually_exclusive_group()
-    mode.add_argument("--check", action="store_true")
-    mode.add_argument("--write", action="store_true")
-    mode.add_argument("--stats", action="store_true")
-    args = ap.parse_args(argv)
-    lines = QFILE.read_text(encoding="utf-8").splitlines()
-    qs = [json.loads(line) for line in lines if line.strip()]
-    if args.stats:
-        print(stats(qs))
-        return 0
-    used = {q["dataset"] for q in qs}
-    missing = [str(p) for d, p in GRAPHS.items() if d in used and not p.exists()]
-    if missing:
-        print("missing graph file(s): " + ", ".join(missing), file=sys.stderr)
-        return 2
-    stores: dict[str, ox.Store] = {}
-    diffs: list[str] = []
-    out: list[dict[str, Any]] = []
-    for q in qs:
-        d = q["dataset"]
-        if d not in stores:
-            stores[d] = load_store(d)
-        gold = compute(stores[d], q)
-        nrows = gold.pop("_rows")
-        if q["expect"] == "not_found" and nrows:
-            diffs.append(f"{q['id']}: not_found query returns {nrows} row(s)")
-        if q["expect"] == "answered" and not nrows:
-            diffs.append(f"{q['id']}: answered query returns no row")
-        for f, v in gold.items():
-            if q.get(f) != v:
-                diffs.append(f"{q['id']}: {f} {q.get(f)!r} != computed {v!r}")
-        out.append({**q, **gold})
-    if args.write:
-        text = "".join(json.dumps(q, ensure_ascii=False) + "\n" for q in out)
-        QFILE.write_text(text, encoding="utf-8")
-        diffs = [x for x in diffs if "returns" in x]
-        qs = out
-    errs = validate(qs) + diffs
-    for e in errs:
-        print(e)
-    print(f"{len(qs)} questions, {len(errs)} problem(s)")
-    return 1 if errs else 0
+    return run(argv, doc=__doc__ or "", qfile=QFILE, graphs=GRAPHS, compute=compute,
+               validate=validate, order=["nmwa", "acm", "demo", "ycba"])
 
 
 if __name__ == "__main__":
