@@ -197,6 +197,7 @@ class Executor:
         self._has_type = self.lexicon.get("has-type")
         self.actor_types: frozenset[str] = frozenset()
         """Folded labels of the types (P2) the graph gives actors (set by the answerer)."""
+        self._typing: dict[tuple[str, bool], bool] = {}
         self.known_types: frozenset[str] = frozenset()
         """Folded type and class labels other nodes of the graph carry (set by the answerer):
         members without a type are no "churches" when the graph types its churches."""
@@ -547,8 +548,7 @@ class Executor:
         if types:
             self._load_type_text(n for n in members if n not in self._type_labels)
             if any(self._type_labels.get(n) for n in members) or any(
-                    type_label_names(label, fold_name(word)) for word in types
-                    for label in self.known_types):
+                    self.graph_types(fold_name(word)) for word in types):
                 typed = {n: ev for n, ev in members.items() if self._typed(n, types)}
                 others = {n: ev for n, ev in members.items() if n not in typed}
                 members = {**self._wholes(others, types, typed), **typed}
@@ -561,12 +561,22 @@ class Executor:
                 members = self._value_filter(members, condition)
         return members
 
+    def graph_types(self, word: str, actors: bool = False) -> bool:
+        """Whether the graph types some nodes (``actors``: some actors) with a type the
+        folded ``word`` names (:func:`type_label_names`); once per word."""
+        found = self._typing.get((word, actors))
+        if found is None:
+            labels = self.actor_types if actors else self.known_types
+            found = self._typing[(word, actors)] = any(
+                type_label_names(label, word) for label in labels)
+        return found
+
     def _typed_otherwise(self, members: Members, noun: str) -> Members:
         """Without the actors the graph types, but not with the question's noun: "the
         painter of T", where T's campaign names its donor (typed "donor") and its painter;
         actors with no type at all are kept (most graphs type none)."""
         word = singularise(noun)
-        if not any(type_label_names(label, word) for label in self.actor_types):
+        if not self.graph_types(word, actors=True):
             return members
         self._load_type_text(n for n in members if n not in self._type_labels)
         return {n: ev for n, ev in members.items()

@@ -17,7 +17,7 @@ from llama_index_crm.exact.execute import (
     Executor,
 )
 from llama_index_crm.exact.plan import Anchor, ExactPlan, ValueFilter, Variable
-from llama_index_crm.exact.relations import TYPE_HEAD_JOINERS, Relation, type_label_names
+from llama_index_crm.exact.relations import TYPE_HEAD_JOINERS, Relation
 from llama_index_crm.ontology import Step
 from llama_index_crm.query.lexicon import singularise
 from llama_index_crm.rdf import RDF_VALUE, RDFS
@@ -128,8 +128,8 @@ class _Query:
             self.filter(name, condition)
         if var.types:
             self.types(name, var.types)
-        elif var.category == "Actor" and var.anchor is None and var.noun and any(
-                type_label_names(label, singularise(var.noun)) for label in self.x.actor_types):
+        elif var.category == "Actor" and var.anchor is None and var.noun and \
+                self.x.graph_types(singularise(var.noun), actors=True):
             self.typed_otherwise(name, singularise(var.noun))
         for node in var.exclude:
             self.lines.append(f"FILTER({name} != {_iri(node)})")
