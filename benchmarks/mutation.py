@@ -63,6 +63,7 @@ COHERENT = "llama_index_crm/postprocessors/coherent.py"
 TRIPLES = "llama_index_crm/storage/triples.py"
 TERMS = "llama_index_crm/sources/_sparql_terms.py"
 EXECUTE = "llama_index_crm/exact/execute.py"
+RANKING = "llama_index_crm/exact/ranking.py"
 ANSWERER = "llama_index_crm/exact/answerer.py"
 LINKING = "llama_index_crm/exact/linking.py"
 
@@ -150,7 +151,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("exact-century-as-decade", EXECUTE,
            "    if high - low >= LONG_PERIOD:\n        return low <= span[0] <= high\n", "",
            ("tests/test_exact.py", EXECUTE), "exact: a date must lie wholly in a century"),
-    Mutant("exact-superlative-reversed", EXECUTE,
+    Mutant("exact-superlative-reversed", RANKING,
            "key=lambda i: (-key[i] if plan.descending else key[i],",
            "key=lambda i: (key[i] if plan.descending else -key[i],",
            ("tests/test_exact.py",), "exact: superlatives pick the other end"),
@@ -187,7 +188,7 @@ MUTANTS: tuple[Mutant, ...] = (
            "            result, plan = self._statement_values(plan, result)\n",
            "            pass\n", ("tests/test_exhibitions.py",),
            "exact: a nationality only a biography states is said not to be recorded"),
-    Mutant("exact-stand-ins-ranked", EXECUTE,
+    Mutant("exact-stand-ins-ranked", RANKING,
            "        if is_placeholder(item.label):\n            return True\n",
            "        if True:\n            return False\n", ("tests/test_exhibitions.py",),
            "exact: a broken person reference wins a ranking"),
