@@ -106,7 +106,7 @@ def test_crm_rag_ask_with_smollm2_is_accepted_and_bounded(
     print(f"crm-rag ask --llm SmolLM2: {elapsed:.1f} s; stderr: {done.stderr.strip()!r}")
     assert done.returncode == 0, done.stderr[-2000:]
     answer = json.loads(done.stdout)
-    assert answer["count"] == 10 and answer["status"] == "answered"  # exact, whoever planned
+    assert answer["count"] == 11 and answer["status"] == "answered"  # exact, whoever planned
     served = log.read_text()
     statuses = [int(s) for s in re.findall(r'"POST /v1/chat/completions HTTP/1\.1" (\d{3})',
                                            served)]

@@ -303,6 +303,12 @@ class ExactAnswerer:
                 f"{describe_plan(plan, self.lexicon)}")
         answer = self.execute(plan)
         unproven = self.empty.unproven(answer.result) if answer.result is not None else None
+        if answer.result is not None and not answer.result.total and not unproven:
+            guessed = unworded(answer.result.missing_relations, understanding)
+            if guessed:  # "Asinou's painters" read as painters born in Asinou
+                labels = " or ".join(self.lexicon[r].label for r in guessed)
+                unproven = (f"the graph records no {labels} at all, and no word of the "
+                            f"question names it: the reading is a guess")
         if unproven:
             return ExactAnswer("retrieval_only", "", plan=plan, language=language,
                                understanding=understanding,
@@ -721,3 +727,13 @@ def answerer_for(data: GraphData) -> ExactAnswerer:
             found = ExactAnswerer(data)
             _ANSWERERS[data] = found
         return found
+
+
+
+def unworded(missing: Sequence[str], understanding: Understanding) -> list[str]:
+    """The relations of ``missing`` (never recorded by the graph) that no word of the
+    question names: the plan read them from grammar alone (a possessive, a preposition), so
+    an empty result through them proves nothing."""
+    named = {w.role.partition(":")[2] for w in understanding.words
+             if w.role.startswith("relation:")}
+    return [r for r in missing if r not in named]

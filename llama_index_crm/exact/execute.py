@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from llama_index_crm.exact.linking import mentions, mentions_forms
-from llama_index_crm.exact.paths import PathEngine, Walk
+from llama_index_crm.exact.paths import ASSIGNED, PathEngine, Walk
 from llama_index_crm.exact.plan import Anchor, ExactPlan, Link, ValueFilter, Variable
 from llama_index_crm.exact.ranking import INCH_CM, NOT_RECORDED, Ranking
 from llama_index_crm.exact.relations import (
@@ -219,6 +219,7 @@ class Executor(Ranking):
         self._run_state.records = {}
         members = self._resolve(plan, 0, {})
         items = [self._item(node, evidence) for node, evidence in members.items()]
+        self._attributions(items)
         items.sort(key=lambda it: (fold_name(it.label), it.uri))
         result = ExactResult(plan, items, len(items),
                              notes=list(dict.fromkeys([*plan.notes, *self._notes])),
@@ -237,6 +238,18 @@ class Executor(Ranking):
                 result.groups = [g for g in known if len(g.items) >= cut]
         result.notes = list(dict.fromkeys([*plan.notes, *self._notes]))  # ranking's too
         return result
+
+    def _attributions(self, items: list[Item]) -> None:
+        """Notes for members reached through an attribute assignment (E13) rather than a
+        recorded fact: "attributed", with the assignment's label."""
+        assigned = self.engine.property_ids(ASSIGNED)
+        if not len(assigned):
+            return
+        for item in items:
+            how = next((s for s, p, _ in item.evidence if p in assigned), None)
+            if how is not None:
+                self._notes.append(f"“{item.label}”: by attribution, not a recorded fact "
+                                   f"({self.label(how)})")
 
     def _relations(self, plan: ExactPlan) -> list[str]:
         found = [link.relation for var in plan.variables for link in var.links]

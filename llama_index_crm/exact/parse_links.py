@@ -186,6 +186,10 @@ class LinkParts(BuilderState):
                             current is not None and cue and w in self.p.nouns and
                             self.p.nouns[w] != current.category):  # "the artist of X"
                         cue.append(w)
+                        if current is head and head is not None and head.anchor is None and \
+                                head.noun in (None, "who", "whom") and \
+                                self.p.nouns[w] == head.category:
+                            head.noun = w  # "who was the painter of X": a painter
                     elif current is not None and cue:
                         slot = self._noun_slot(w)
                         if self._link(current, slot, cue):
@@ -360,11 +364,16 @@ class LinkParts(BuilderState):
 
     def _agent(self, slot: Slot, variables: Sequence[Slot]) -> None:
         """"Photographers": the actors who made photographs, when the graph has that type
-        (not "the painter of X", who is whoever made X)."""
+        (not "the painter of X" or "which painter carried out X", who is whoever made or
+        carried out X, whatever else the graph says they made)."""
         kind = AGENT_WORKS.get(singularise(slot.noun or ""))
         if kind is None or kind not in self.p.type_words or "created-by" not in self.p.lexicon \
                 or slot.category != "Actor" or slot.anchor is not None or any(
                     link[0] == "created-by" and link[2] for link in slot.links):
+            return
+        if any(link[1].anchor is not None for link in slot.links) or any(
+                other.anchor is not None and link[1] is slot
+                for other in variables for link in other.links):
             return
         for other in variables:  # "the most prolific sculptor": the works counted are his
             if any(link[0] == "created-by" and link[1] is slot and not link[2]

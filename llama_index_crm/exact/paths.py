@@ -7,6 +7,11 @@ and its sub-properties forwards, of its inverse backwards, exactly as the build'
 compiler does) and walks a whole set of start nodes at once: each step is a gather over the
 store's CSR arrays followed by a predicate mask, with no Python loop per node.
 
+A property step also follows the attributions the graph records for that property: an
+``E13_Attribute_Assignment`` that ``P140_assigned_attribute_to`` X, ``P141_assigned`` Y, with
+``P177_assigned_property_of_type`` P, stands for X P Y ("attributed on stylistic grounds to
+the painter Y"), and the walk keeps the assignment's triples as the witness.
+
 A :class:`Walk` keeps, for every (start, node) pair it reached, the triple that led there
 and a pointer to the row before, so the witness of any answer is a few array look-ups away.
 
@@ -37,7 +42,12 @@ from llama_index_crm.ontology import Ontology, Step
 from llama_index_crm.rdf import RDF_TYPE
 from llama_index_crm.storage.triples import TripleStore
 
-__all__ = ["MAX_REPEAT", "CompiledStep", "PathEngine", "Walk"]
+__all__ = ["ASSIGNED", "ASSIGNED_PROPERTY", "ASSIGNED_TO", "MAX_REPEAT", "CompiledStep",
+           "PathEngine", "Walk"]
+
+ASSIGNED_TO = "P140_assigned_attribute_to"
+ASSIGNED = "P141_assigned"
+ASSIGNED_PROPERTY = "P177_assigned_property_of_type"
 
 MAX_REPEAT = 16
 """Rounds a repeated step (``P89_falls_within+``) is followed at most."""
@@ -57,6 +67,8 @@ class CompiledStep:
         repeat: one or more times.
         optional: may be skipped.
         from_classes / via_classes: class ids the node before / after must have.
+        from_links / via_links: (predicate ids, object ids): the node before / after must
+            be the subject of such a triple (an attribution of the step's property).
     """
 
     forward: np.ndarray = field(default_factory=lambda: _EMPTY)
@@ -67,13 +79,16 @@ class CompiledStep:
     optional: bool = False
     from_classes: np.ndarray | None = None
     via_classes: np.ndarray | None = None
+    from_links: tuple[np.ndarray, np.ndarray] | None = None
+    via_links: tuple[np.ndarray, np.ndarray] | None = None
 
     def reversed(self) -> CompiledStep:
         """The same step walked the other way."""
         children = tuple(c.reversed() for c in self.children)
         return CompiledStep(self.backward, self.forward,
                             children[::-1] if self.sequence else children, self.sequence,
-                            self.repeat, self.optional, self.via_classes, self.from_classes)
+                            self.repeat, self.optional, self.via_classes, self.from_classes,
+                            self.via_links, self.from_links)
 
     @property
     def empty(self) -> bool:
@@ -191,6 +206,7 @@ class PathEngine:
         self._class_ids: dict[str, np.ndarray] = {}
         self._classes_used: np.ndarray | None = None
         self._cache: dict[tuple[Step, ...], CompiledStep] = {}
+        self._assigned: dict[str, np.ndarray] | None = None
 
     # -- terms -----------------------------------------------------------------------------
     def ids(self, terms: Sequence[str]) -> np.ndarray:
@@ -264,6 +280,39 @@ class PathEngine:
         hit = np.isin(self.store.p_ids[pos], predicates)
         return owner[hit], self.store.o_ids[pos[hit]].astype(np.int64)
 
+    def assigned_properties(self, prop: str) -> np.ndarray:
+        """Ids of the terms attribute assignments name as their property
+        (``P177_assigned_property_of_type``) that are ``prop`` or a sub-property of it."""
+        if self._assigned is None:
+            found: dict[str, list[int]] = {}
+            kinds = self.property_ids(ASSIGNED_PROPERTY)
+            if len(kinds):
+                objects = np.unique(self.store.o_ids[np.isin(self.store.p_ids, kinds)])
+                for term, iri in zip(objects.tolist(), self.store.take(objects), strict=True):
+                    name = self.ontology.canonical(iri) or iri
+                    found.setdefault(name, []).append(term)
+            self._assigned = {k: np.asarray(v, dtype=np.int64) for k, v in found.items()}
+        names = self.ontology.subproperties(prop) or frozenset({prop})
+        ids = [self._assigned[n] for n in names if n in self._assigned]
+        return np.unique(np.concatenate(ids)) if ids else _EMPTY
+
+    def _attributed(self, prop: str) -> list[CompiledStep]:
+        """``prop`` read through the attribute assignments of it: X ←P140— E13 —P141→ Y, and
+        the other way for an assignment of its inverse."""
+        kinds = self.property_ids(ASSIGNED_PROPERTY)
+        to, assigned = self.property_ids(ASSIGNED_TO), self.property_ids(ASSIGNED)
+        if not len(kinds) or not len(to) or not len(assigned):
+            return []
+        found = []
+        inverse = self.ontology.inverse(prop)
+        for name, first, then in ((prop, to, assigned), (inverse, assigned, to)):
+            named = self.assigned_properties(name) if name else _EMPTY
+            if len(named):
+                found.append(CompiledStep(children=(
+                    CompiledStep(_EMPTY, first, via_links=(kinds, named)),
+                    CompiledStep(then, _EMPTY)), sequence=True))
+        return found
+
     # -- compiling -------------------------------------------------------------------------
     def compile(self, steps: Sequence[Step]) -> CompiledStep:
         """A whole path as one sequence step (cached)."""
@@ -284,6 +333,11 @@ class PathEngine:
             backward = self.property_ids(inverse) if inverse else _EMPTY
             if step.symmetric:
                 forward = backward = np.union1d(forward, backward)
+            attributed = self._attributed(step.property)
+            if attributed:  # the property as recorded, or as attributed
+                return CompiledStep(children=(CompiledStep(forward, backward), *attributed),
+                                    repeat=step.repeat, optional=step.optional,
+                                    from_classes=classes["from"], via_classes=classes["via"])
             return CompiledStep(forward, backward, repeat=step.repeat, optional=step.optional,
                                 from_classes=classes["from"], via_classes=classes["via"])
         if step.kind == "all_of":  # an intersection of properties: its first property only
@@ -318,12 +372,18 @@ class PathEngine:
         if step.from_classes is not None:
             keep = self.has_class(node, step.from_classes)
             start, node, row = start[keep], node[keep], row[keep]
+        if step.from_links is not None:
+            keep = self.has_link(node, *step.from_links)
+            start, node, row = start[keep], node[keep], row[keep]
         if step.repeat:
             moved = self._closure(step, start, node, row, trail)
         else:
             moved = self._once(step, start, node, row, trail)
         if step.via_classes is not None:
             keep = self.has_class(moved[1], step.via_classes)
+            moved = (moved[0][keep], moved[1][keep], moved[2][keep])
+        if step.via_links is not None:
+            keep = self.has_link(moved[1], *step.via_links)
             moved = (moved[0][keep], moved[1][keep], moved[2][keep])
         if step.optional:
             moved = _unique(*(np.concatenate(p) for p in zip((start, node, row), moved,

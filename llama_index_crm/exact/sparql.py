@@ -4,6 +4,8 @@ The query uses the graph's own predicate and class IRIs (every form the data use
 property and its sub-properties, inverses read backwards with ``^``), so on the graph the
 index was built from it returns the same set the executor computed. Things are restricted to
 the graph's classes of their category, statements and records of other things left out.
+A property's attributions (E13 assignments of it) are followed as ``^P140/P141``; the query
+does not check their ``P177`` as the executor does.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from llama_index_crm.exact.execute import (
     PHYSICAL_CLASS,
     Executor,
 )
+from llama_index_crm.exact.paths import ASSIGNED, ASSIGNED_TO
 from llama_index_crm.exact.plan import Anchor, ExactPlan, ValueFilter, Variable
 from llama_index_crm.exact.relations import TYPE_HEAD_JOINERS, Relation
 from llama_index_crm.ontology import Step
@@ -36,8 +39,17 @@ def _iri(term: str) -> str:
 def _step(step: Step, executor: Executor) -> str | None:
     if step.kind == "property":
         assert step.property is not None
-        forward, backward = executor.engine.predicate_forms(step.property)
+        engine = executor.engine
+        forward, backward = engine.predicate_forms(step.property)
         parts = [_iri(f) for f in forward] + [f"^{_iri(b)}" for b in backward]
+        to_forms, assigned_forms = (engine.predicate_forms(p)[0] for p in (ASSIGNED_TO, ASSIGNED))
+        to, assigned = (f"({_alt(f)})" for f in (to_forms, assigned_forms))
+        inverse = engine.ontology.inverse(step.property)
+        if to_forms and assigned_forms:  # attributions of it (their P177 is not checked)
+            if len(engine.assigned_properties(step.property)):
+                parts.append(f"(^{to}/{assigned})")
+            if inverse and len(engine.assigned_properties(inverse)):
+                parts.append(f"(^{assigned}/{to})")
         if not parts:
             return None
         text = parts[0] if len(parts) == 1 else "(" + "|".join(parts) + ")"
