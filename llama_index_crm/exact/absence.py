@@ -113,7 +113,8 @@ class AbsenceCheck:
     def check(self, text: str, question: str, vocabulary: frozenset[str] | set[str] = frozenset(),
               *, foreign: bool = False, verbs: frozenset[str] = frozenset(),
               elsewhere: Sequence[Candidate] = (),
-              nouns: frozenset[str] = frozenset(), language: str = "en") -> Proof:
+              nouns: frozenset[str] = frozenset(), language: str = "en",
+              actors: frozenset[str] = frozenset()) -> Proof:
         """Whether ``text`` (words of ``question`` that link to nothing) is a name proven
         absent; ``vocabulary``: the question words of the planner (never names);
         ``foreign``: the question was translated (an untranslated word is no name for being
@@ -123,9 +124,15 @@ class AbsenceCheck:
         if not self.name_shaped(text, question, vocabulary, foreign=foreign, verbs=verbs,
                                 language=language):
             return Proof(text, False, f"“{text}” is not a name (an ordinary word)")
-        if self.modifier(text, question, nouns):
+        if self.modifier(text, question, nouns, actors):
             return Proof(text, False, f"“{text}” describes the noun after it (“the Russian "
                                       f"artist”), it does not name a node")
+        whole = next((c.name for c in elsewhere if c.how == "partial" and
+                      _holds_most(question, c.name)), None)
+        if whole is not None:  # a title cut short by its quotes; "the Holy Cross church"
+            window = _window(question, text, whole)
+            return Proof(window, False, f"“{text}” is part of the name “{whole}”, which the "
+                         f"question holds", whole if window != whole else None, named=True)
         named = next((c for c in elsewhere if c.how in EXISTING), None)
         if named is not None:  # "Mowgli in the Jungle was painted by?": the work is there
             return Proof(text, False, f"“{text}” names a {named.category.lower()} of the "
@@ -243,9 +250,12 @@ class AbsenceCheck:
         return rest if self.names.lookup(rest, fuzzy=False) else None
 
     @staticmethod
-    def modifier(text: str, question: str, nouns: frozenset[str]) -> bool:
+    def modifier(text: str, question: str, nouns: frozenset[str],
+                 actors: frozenset[str] = frozenset()) -> bool:
         """One word between an article and a noun of the planner ("the Russian artist", "a
-        Dutch painter"): an adjective, not a missing name, unless quoted."""
+        Dutch painter"), or between a question word and a noun of ``actors`` ("which
+        Mexican artist": a nationality; "how many Vermeer paintings" names a maker): an
+        adjective, not a missing name, unless quoted."""
         folded = fold_name(text).split()
         if len(folded) != 1 or not nouns or any(
                 fold_name(t) == folded[0] for t in quoted_titles(question)):
@@ -254,8 +264,12 @@ class AbsenceCheck:
         at = _find(keys, folded)
         following = keys[at + 1] if at is not None and at + 1 < len(keys) else ""
         before = keys[at - 1] if at is not None and at > 0 else ""
-        return before in {"the", "a", "an"} and bool(following) and (
-            following in nouns or singularise(following) in nouns)
+        if not following:
+            return False
+        if before in {"the", "a", "an"}:
+            return following in nouns or singularise(following) in nouns
+        return (before in MODIFIED_AFTER or at == 0) and (
+            following in actors or singularise(following) in actors)
 
     def name_shaped(self, text: str, question: str,
                     vocabulary: frozenset[str] | set[str] = frozenset(), *,
@@ -280,6 +294,10 @@ class AbsenceCheck:
             # names are written with capitals in every language with a lexicon: a word in
             # lower case is one the lexicon lacks ("τοιχογραφιών", "erfassten Bildszenen"),
             # and a capital opening the question is the sentence's ("Qual è …")
+            return False
+        if len(span) == 1 and span[0].islower() and _counted_noun(keys, start):
+            # "how many peices by X", "number of photogravures": the noun counted, typed
+            # as the asker spells it; a name would be "works by X"
             return False
         ordinary = len(span) == 1 and span[0].islower() and (
             folded[0] in self.common or singularise(folded[0]) in self.common)
@@ -374,6 +392,50 @@ def _forms(label: str) -> list[str]:
 
 def _latin_words(text: str) -> bool:
     return all(ord(c) < 0x250 or not c.isalpha() for c in text)
+
+
+MODIFIED_AFTER = frozenset({"the", "a", "an", "which", "what", "many", "any", "all", "some",
+                            "other", "those", "these"})
+"""Words after which one word before a noun describes it ("which Mexican artist")."""
+HELD_SHARE = 0.7
+"""Share of a name's words a question must hold to be taken as naming it."""
+
+
+def _holds_most(question: str, name: str) -> bool:
+    """Whether the question holds most words of ``name`` (at least two)."""
+    words = [w for w in fold_name(name).split() if w not in NAME_JOINERS]
+    asked = set(fold_name(question).split())
+    return len(words) >= 2 and sum(w in asked for w in words) >= HELD_SHARE * len(words)
+
+
+def _window(question: str, text: str, name: str) -> str:
+    """The words of ``question`` around ``text`` that are words of ``name`` (or small words
+    between them), as typed: what to replace by the name ("Holy Cross church of
+    Pelendri" for "Church of the Holy Cross, Pelendri")."""
+    spans = [(m.start(), m.end(), fold_name(m.group())) for m in _WORD.finditer(question)]
+    keys = [k for _, _, k in spans]
+    words = fold_name(text).split()
+    start = _find(keys, words)
+    if start is None:
+        return text
+    wanted = set(fold_name(name).split())
+    first, last = start, start + len(words) - 1
+    while first > 0 and keys[first - 1] in wanted and keys[first - 1] not in NAME_JOINERS:
+        first -= 1
+    while last + 1 < len(keys) and (keys[last + 1] in wanted or keys[last + 1] in
+                                    NAME_JOINERS and last + 2 < len(keys) and
+                                    keys[last + 2] in wanted - NAME_JOINERS):
+        last += 1
+    return question[spans[first][0]:spans[last][1]]
+
+
+COUNTED = (("how", "many"), ("number", "of"), ("count", "of"), ("total", "of"))
+"""Words before the noun a question counts."""
+
+
+def _counted_noun(keys: Sequence[str], start: int) -> bool:
+    """Whether ``keys[start]`` is the noun a count asks for ("how many peices")."""
+    return start >= 2 and tuple(keys[start - 2:start]) in COUNTED
 
 
 def before_cue(keys: Sequence[str], start: int) -> str | None:

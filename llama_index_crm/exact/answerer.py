@@ -157,6 +157,7 @@ class ExactAnswerer:
         self.absence = AbsenceCheck(data, self.names)
         self.head_nouns = frozenset(self.planner.nouns) | frozenset(
             fold_name(n) for r in self.lexicon.values() for n in r.nouns)
+        self.actor_nouns = frozenset(w for w, c in self.planner.nouns.items() if c == "Actor")
         self._institution: frozenset[str] | None = None
         self.relation_verbs = frozenset(
             fold_name(v) for r in self.lexicon.values() for v in r.verbs
@@ -323,21 +324,27 @@ class ExactAnswerer:
     def _misspelt_nouns(self, asked: str, first: ExactAnswer) -> list[tuple[str, str]]:
         """Readings with a word the plan left unexplained spelt as the class or type noun
         one edit away ("how many exhibitons" → "exhibitions"); long words only."""
-        from rapidfuzz.distance import Levenshtein
-
         if first.understanding is None:
             return []
         out = []
         for word in first.understanding.unexplained:
-            if len(word) < MIN_MISSPELT or word in self.planner.nouns:
-                continue
-            near = [n for n in self.planner.nouns
-                    if abs(len(n) - len(word)) <= 1 and Levenshtein.distance(n, word) == 1]
-            if len(near) == 1:
-                text = re.sub(rf"\b{re.escape(word)}\b", near[0], asked, count=1,
+            near = self._respelt(word)
+            if near is not None:
+                text = re.sub(rf"\b{re.escape(word)}\b", near, asked, count=1,
                               flags=re.IGNORECASE)
-                out.append((text, f"reading “{word}” as “{near[0]}”"))
+                out.append((text, f"reading “{word}” as “{near}”"))
         return out
+
+    def _respelt(self, word: str) -> str | None:
+        """The one class or type noun ``word`` is a slip of (an edit or a swap away:
+        "exhibitons", "peices"), for long words."""
+        from rapidfuzz.distance import OSA
+
+        if len(word) < MIN_MISSPELT or word in self.planner.nouns:
+            return None
+        near = [n for n in self.planner.nouns
+                if abs(len(n) - len(word)) <= 1 and OSA.distance(n, word) == 1]
+        return near[0] if len(near) == 1 else None
 
     @staticmethod
     def _passives(asked: str) -> list[tuple[str, str]]:
@@ -477,7 +484,8 @@ class ExactAnswerer:
                                                   foreign=language != "en",
                                                   verbs=self.relation_verbs,
                                                   elsewhere=m.elsewhere,
-                                                  nouns=self.head_nouns, language=language)
+                                                  nouns=self.head_nouns, language=language,
+                                                  actors=self.actor_nouns)
                                for m in missing]
         unproven = [p for p in proofs if not p.proven]
         if unproven:
@@ -487,6 +495,11 @@ class ExactAnswerer:
                     text = replace_words(question, proof.text, proof.close)
                     readings.append((text, f"reading “{proof.text}” as {proof.close}"))
             ordinary = [p.text for p in unproven if p.close is None]
+            for words in ordinary:  # a slip of a class noun ("how many peices by X")
+                near = self._respelt(fold_name(words))
+                if near is not None:
+                    text = re.sub(rf"\b{re.escape(words)}\b", near, question, count=1)
+                    readings.append((text, f"reading “{words}” as “{near}”"))
             for words in ordinary:  # a relation word by meaning ("portrays" → depicts)
                 match = self.similar.match(words)
                 if match is not None:

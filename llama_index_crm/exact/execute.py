@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
 from llama_index_crm.exact.linking import mentions, mentions_forms
 from llama_index_crm.exact.paths import ASSIGNED, PathEngine, Walk
 from llama_index_crm.exact.plan import Anchor, ExactPlan, Link, ValueFilter, Variable
-from llama_index_crm.exact.ranking import INCH_CM, NOT_RECORDED, Ranking
+from llama_index_crm.exact.ranking import INCH_CM, NOT_RECORDED, Ranking, statement_size
 from llama_index_crm.exact.relations import (
     Relation,
     RelationLexicon,
@@ -75,6 +75,10 @@ TITLE_RELATION = "title"
 HOLDER_SHARE = 0.5
 """An actor that acquired this share of the works with an acquisition holds the collection."""
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+UNTYPED_STATEMENTS: dict[str, Callable[[str], bool]] = {
+    "dimensions-statement": lambda text: statement_size(text) is not None}
+"""Statement relations whose statements a graph may leave untyped, and how their text is
+recognised (a size: "frame: 32 5/8 × 27 1/2 in. (82.9 × 69.9 cm)")."""
 
 
 
@@ -625,10 +629,36 @@ class Executor(Ranking):
             value = self._value(relation, int(walk.node[row]), witness)
             value.relation = relation.id
             out[member].append(value)
+        recognise = UNTYPED_STATEMENTS.get(relation.id)
+        if recognise is not None and any(not found for found in out.values()):
+            self._untyped(relation, [n for n, found in out.items() if not found], recognise,
+                          out)
         for member, found in out.items():
             unique = {(v.text, v.years): v for v in found}
             out[member] = sorted(unique.values(), key=lambda v: (v.years or (0, 0), v.text))
         return out
+
+    def _untyped(self, relation: Relation, nodes: list[int], recognise: Callable[[str], bool],
+                 out: dict[int, list[Value]]) -> None:
+        """Statements the graph gives no type whose text is of ``relation``'s kind ("frame:
+        32 × 27 in." for the dimensions), for members with no typed one."""
+        ids = np.asarray(nodes, dtype=np.int64)
+        walk = self.engine.walk(ids, self.walker.compiled(relation))
+        owners, _ = self.engine.objects_of(walk.node, self.engine.property_ids("P2_has_type"))
+        untyped = np.ones(len(walk), dtype=bool)
+        untyped[owners] = False
+        found = False
+        for row in np.flatnonzero(untyped).tolist():
+            text = self.values.text(int(walk.node[row])) or ""
+            if text and recognise(text):
+                value = Value(text, self.uri(int(walk.node[row])), None, None,
+                              walk.witness(row))
+                value.relation = relation.id
+                out[int(ids[walk.start[row]])].append(value)
+                found = True
+        if found:
+            self._notes.append(f"the {relation.label} read from statements the graph gives "
+                               f"no type, by their text")
 
     def _value(self, relation: Relation, node: int, witness: list[TripleIds]) -> Value:
         event = None

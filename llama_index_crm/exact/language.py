@@ -81,6 +81,8 @@ class Lexicon:
         after_noun: articles that mean "of the" right after a noun (German writes its
             nouns with a capital: "die Stifter der Malereien" → "the donors of the
             paintings"), where elsewhere they mean "the".
+        compounds: a name and a noun joined by hyphens make one word ("Solea-Tal": the
+            Solea valley).
     """
 
     code: str
@@ -91,6 +93,7 @@ class Lexicon:
     verb_last: bool = False
     elision: bool = False
     after_noun: Mapping[str, str] = field(default_factory=dict)
+    compounds: bool = False
 
     @property
     def longest(self) -> int:
@@ -165,7 +168,7 @@ class Lexicon:
                     i += size
                     break
             else:
-                out.append(tokens[i])
+                out.extend(self._compound(tokens[i]))
                 i += 1
         # the auxiliary the participle goes after: "who has … founded" moves next to "has";
         # "which churches were … painted" next to "were", its subject before it ("when was
@@ -185,6 +188,20 @@ class Lexicon:
         text = " ".join(out)
         return re.sub(r"\s+([?!.,;:])", r"\1", text)
 
+    def _compound(self, token: str) -> list[str]:
+        """A name joined by hyphens to a noun of the lexicon ("Marathasa-Tal",
+        "Heilig-Kreuz-Kirche") as the name and the noun's English ("Marathasa", "valley");
+        other words as typed."""
+        if not self.compounds or "-" not in token:
+            return [token]
+        head, _, last = token.rpartition("-")
+        english = self._lookup([last]) if last[:1].isupper() else None
+        if not english or not head:
+            return [token]
+        parts = [_capitalised(self._lookup([w]) or w, w[:1].isupper())
+                 for w in head.split("-")]  # "Heilig-Kreuz": Holy Cross, a name still
+        return [" ".join(parts), english]
+
     @staticmethod
     def tokens(question: str, elision: bool = True) -> list[str]:
         """The words and punctuation :meth:`translate` reads (``elision``: a word ends at
@@ -203,6 +220,10 @@ _ROMAN = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
 _NUMBERED = re.compile(r"^(\d{1,2}|[ivxlc]{1,6})(?:e|er|ème|eme|o|ο|º|°|\.|th|st|nd|rd)?\.?$",
                        re.IGNORECASE)
 """A century's number as other languages write it: "XIVe", "XIV", "14ο", "14.", "14º"."""
+
+
+def _capitalised(text: str, capital: bool) -> str:
+    return " ".join(w[:1].upper() + w[1:] for w in text.split()) if capital else text
 
 
 def _number(text: str) -> int | None:
@@ -276,7 +297,8 @@ class Lexicons:
                 obj["language"], obj.get("name", obj["language"]),
                 frozenset(fold_name(w) for w in obj.get("function_words", ())), words, folded,
                 bool(obj.get("verb_last", False)), bool(obj.get("elision", False)),
-                {_key(k): v for k, v in obj.get("after_noun", {}).items()})
+                {_key(k): v for k, v in obj.get("after_noun", {}).items()},
+                bool(obj.get("compounds", False)))
         return cls(found)
 
     def detect(self, question: str) -> str:
@@ -296,7 +318,13 @@ class Lexicons:
                 for code, lex in self.by_code.items():
                     if code != "en" and lex.words.get(first) in QUESTION_WORDS:
                         return code
-        scores = {code: sum(w in lex.function_words for w in words)
+        # words typed in lower case (and the first): a title's or a name's words ("The
+        # Rocky Mountains", "Taos Canyon, New Mexico") say nothing of the asker's language
+        typed = _WORD.findall(text)
+        asked = [fold_name(t) for i, t in enumerate(typed) if i == 0 or not t[:1].isupper()]
+        english_words = common_words()
+        scores = {code: sum(w in lex.function_words or code != "en" and w in lex.words
+                            and w not in english_words for w in asked)
                   for code, lex in self.by_code.items()}
         english = scores.get("en", 0)
         best = max((c for c in scores if c != "en"), key=lambda c: scores[c], default="en")

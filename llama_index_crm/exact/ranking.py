@@ -101,6 +101,9 @@ class Ranking:
             ranked = [it for it in items if scores[it.node] is not None]
             key = [scores[it.node] or 0.0 for it in ranked]
         result.ranked = len(ranked)
+        if not ranked and len(items) == 1 and plan.order_by != "count":
+            result.items = items  # "the largest work by X", who has one: that work
+            return
         if not ranked:
             result.items = []
             return

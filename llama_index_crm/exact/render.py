@@ -404,6 +404,10 @@ def _superlative(result: ExactResult, executor: Executor) -> str:
         (relation, plan.descending), "latest" if plan.descending else "oldest")
     if measure:
         word = f"{'greatest' if plan.descending else 'least'} {measure}"
+    if result.ranked == 0 and len(result.items) == 1:  # one member, nothing to rank by
+        scope = f" {what}" if what else ""
+        return (f"The only {noun}{scope} is {_quote(result.items[0])}; its "
+                f"{executor.lexicon[relation].label} is not recorded in this graph.")
     parts = []
     for item in result.items:
         values = [v for v in item.values if v.relation == relation and (
@@ -419,7 +423,8 @@ def _superlative(result: ExactResult, executor: Executor) -> str:
         parts.append(f"{_quote(item)} ({_value_text(values)}{extra})")
     scope = f" {what}" if what else ""
     verb = "is" if len(result.items) == 1 else "are"
-    return f"The {word} {noun}{scope} {verb} {_join(parts)}, of {result.total} with a " \
+    ranked = result.ranked if result.ranked is not None else result.total
+    return f"The {word} {noun}{scope} {verb} {_join(parts)}, of {ranked} with a " \
            f"{executor.lexicon[relation].label}."
 
 

@@ -1,0 +1,102 @@
+"""Readings and proofs found with the fifth blind set (session 30): statements the graph gives
+no type, a superlative over one member, the language of a question that holds an English
+title, German compounds, a counted noun typed wrong, a nationality before an actor noun, and
+a name the question holds with its words in another order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from llama_index_crm.exact.absence import AbsenceCheck
+from llama_index_crm.exact.answerer import ExactAnswer, ExactAnswerer, answerer_for
+from llama_index_crm.exact.language import Lexicons
+from llama_index_crm.index import CrmGraphIndex
+
+STATEMENTS = Path(__file__).parent / "data" / "statements.ttl"
+
+
+@pytest.fixture(scope="module")
+def works(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> ExactAnswerer:
+    folder = tmp_path_factory.mktemp("statements")
+    index = CrmGraphIndex.build([str(STATEMENTS)], folder / "index", cache_dir=folder / "cache")
+    return answerer_for(index)
+
+
+@pytest.fixture(scope="module")
+def demo(demo_index: CrmGraphIndex) -> ExactAnswerer:
+    return answerer_for(demo_index)
+
+
+def test_an_untyped_statement_that_gives_sizes_is_the_dimensions(works: ExactAnswerer) -> None:
+    answer = works.answer("How big is Montana Vista?")
+    assert answer.status == "answered", answer.plan_text
+    assert "82.9 × 69.9 cm" in answer.text and "Gift of the artist" not in answer.text
+    assert "no type" in answer.text
+    # no statement gives sizes: the absence is the graph's, and said
+    empty = works.answer("what are the dimensions of Night Heron")
+    assert empty.status == "answered" and "records no dimensions" in empty.text
+
+
+def test_a_superlative_over_one_member_names_it(works: ExactAnswerer) -> None:
+    answer = works.answer("which is the largest work by Teodor Vale")
+    assert answer.status == "answered" and [i["label"] for i in answer.items] == [
+        "Owl at Dusk"]
+    assert "only work" in answer.text and "not recorded" in answer.text
+
+
+@pytest.mark.parametrize(("question", "language"), [
+    ("Aus welchem Material besteht Stormy?", "de"),
+    ("In welchem Jahr entstand Taos Canyon, New Mexico?", "de"),
+    ("Altre opere dell'autore di The Rocky Mountains. Emigrants Crossing the Plains.?", "it"),
+    ("when was the church of Saint John de la Salle built", "en"),
+    ("where is the Museo del Prado", "en"),
+])
+def test_a_title_s_words_do_not_decide_the_language(question: str, language: str) -> None:
+    assert Lexicons.default().detect(question) == language
+
+
+def test_german_compounds_of_a_name_and_a_noun() -> None:
+    german = Lexicons.default().get("de")
+    assert german is not None
+    assert german.translate("Wie viele der Kirchen liegen im Solea-Tal?") == \
+        "how many the churches are located in Solea valley?"
+    assert "Holy Cross church of Pelendri" in german.translate(
+        "In welchem Bezirk liegt die Heilig-Kreuz-Kirche von Pelendri?")
+
+
+def test_the_noun_a_count_asks_for_is_no_missing_name() -> None:
+    check = AbsenceCheck(None)
+    assert not check.name_shaped("peices", "how many peices by Childe Hassam")
+    assert not check.name_shaped("photogravures", "number of photogravures")
+    assert check.name_shaped("hassam", "how many works by hassam")
+
+
+def test_a_nationality_before_an_actor_noun_is_no_missing_name() -> None:
+    actors = frozenset({"artist", "artists"})
+    nouns = actors | {"painting", "paintings"}
+    assert AbsenceCheck.modifier("Mexican", "which Mexican artist was shown most often",
+                                 nouns, actors)
+    # before a noun of things, a capitalised word is a maker's name ("Vermeer paintings")
+    assert not AbsenceCheck.modifier("Vermeer", "how many Vermeer paintings are there",
+                                     nouns, actors)
+
+
+def ask(exact: ExactAnswerer, question: str) -> ExactAnswer:
+    return exact.answer(question)
+
+
+@pytest.mark.parametrize("question", [
+    "In welchem Bezirk liegt die Heilig-Kreuz-Kirche von Pelendri?",
+    "in which district is the Holy Cross church of Pelendri?",
+])
+def test_a_name_held_in_another_order_is_no_absence(demo: ExactAnswerer, question: str) -> None:
+    answer = ask(demo, question)
+    assert answer.status != "not_found", answer.text
+
+
+def test_a_counted_noun_typed_wrong_is_read_as_the_noun(demo: ExactAnswerer) -> None:
+    answer = ask(demo, "how many chruches are in Nicosia District")
+    assert answer.status == "answered" and answer.count == 11, answer.plan_text
+    assert "reading “chruches” as “churches”" in answer.text
