@@ -100,3 +100,30 @@ def test_a_counted_noun_typed_wrong_is_read_as_the_noun(demo: ExactAnswerer) -> 
     answer = ask(demo, "how many chruches are in Nicosia District")
     assert answer.status == "answered" and answer.count == 11, answer.plan_text
     assert "reading “chruches” as “churches”" in answer.text
+
+
+@pytest.fixture(scope="module")
+def exhibitions(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> ExactAnswerer:
+    folder = tmp_path_factory.mktemp("exhibitions")
+    graph = Path(__file__).parent / "data" / "exhibitions.ttl"
+    index = CrmGraphIndex.build([str(graph)], folder / "index", cache_dir=folder / "cache")
+    return answerer_for(index)
+
+
+def test_a_nationality_only_a_biography_states_filters_the_actors(
+        exhibitions: ExactAnswerer) -> None:
+    # no node is named "Dutch"; Anna Berg's biography reads "Dutch, 1900–1980"
+    answer = exhibitions.answer("which Dutch artists were in Three Painters")
+    assert answer.status == "answered", answer.plan_text
+    assert [i["label"] for i in answer.items] == ["Anna Berg"]
+    assert "biography" in answer.text
+    # a nationality no biography states finds nobody: no reading, and no absence either
+    assert exhibitions.answer("which Peruvian artists were in Three Painters").status == \
+        "retrieval_only"
+
+
+def test_a_role_s_own_verbs(exhibitions: ExactAnswerer) -> None:
+    answer = exhibitions.answer("which artists exhibited in Three Painters")
+    assert answer.status == "answered", answer.plan_text
+    assert answer.items and "exhibited" not in (answer.understanding.unexplained
+                                                 if answer.understanding else [])

@@ -95,6 +95,8 @@ class Proof:
     close: str | None = None
     named: bool = False
     """The words name a node of another kind than the reading expected."""
+    describes: bool = False
+    """The word describes the actor noun after it ("which Mexican artist")."""
 
 
 class AbsenceCheck:
@@ -121,12 +123,12 @@ class AbsenceCheck:
         rare in English, and a name may be spelt the language's way: each of its words is
         compared with the graph's names); ``verbs``: relation verbs, next to which a name is
         expected ("when was edward moran born", "who painted the nightmare")."""
+        if self.modifier(text, question, nouns, actors):
+            return Proof(text, False, f"“{text}” describes the noun after it (“the Russian "
+                                      f"artist”), it does not name a node", describes=True)
         if not self.name_shaped(text, question, vocabulary, foreign=foreign, verbs=verbs,
                                 language=language):
             return Proof(text, False, f"“{text}” is not a name (an ordinary word)")
-        if self.modifier(text, question, nouns, actors):
-            return Proof(text, False, f"“{text}” describes the noun after it (“the Russian "
-                                      f"artist”), it does not name a node")
         whole = next((c.name for c in elsewhere if c.how == "partial" and
                       _holds_most(question, c.name)), None)
         if whole is not None:  # a title cut short by its quotes; "the Holy Cross church"

@@ -281,6 +281,15 @@ class ExactAnswerer:
                                         {k: v[0] for k, v in chosen.items()})
         if parsed.missing:
             return self._missing(asked, parsed.missing, language)
+        surnames = [u.text for u in parsed.ambiguous if all(
+            c.how == "surname" for c in u.candidates)] + [
+            a.text for a in (parsed.plan.anchors if parsed.plan is not None else ())
+            if a.how == "surname"]
+        for word in surnames:  # "German artists", "the French painters": no one's surname
+            if AbsenceCheck.modifier(word, asked, self.head_nouns, self.actor_nouns):
+                described = self._described(asked, word, language)
+                if described is not None:
+                    return described
         if parsed.ambiguous:
             return replace(self._ambiguous(parsed.ambiguous), language=language)
         if parsed.plan is None:
@@ -334,6 +343,31 @@ class ExactAnswerer:
                               flags=re.IGNORECASE)
                 out.append((text, f"reading “{word}” as “{near}”"))
         return out
+
+    def _described(self, question: str, word: str, language: str) -> ExactAnswer | None:
+        """"Which Mexican artist …", where no node is named so: the question without the
+        word, its actors kept when their nationality (or, where the graph states it only in
+        words, their biography) says it; None when the reading finds none."""
+        text = " ".join(re.sub(rf"\b{re.escape(word)}\b", " ", question, count=1).split())
+        first = self._read(text, (), None, language)
+        plan = first.plan
+        if first.status != "answered" or plan is None or \
+                plan.variables[0].category != "Actor" or plan.variables[0].anchor is not None:
+            return None
+        for relation in ("nationality", "biography"):
+            if relation not in self.lexicon or not self.executor.relation_present(relation):
+                continue
+            var = plan.variables[0]
+            condition = ValueFilter(relation, contains=fold_name(word))
+            trial = replace(plan, variables=(replace(var, filters=(*var.filters, condition)),
+                                             *plan.variables[1:]))
+            answer = self.execute(trial)
+            if answer.status == "answered" and answer.total:
+                note = (f"reading “{word}” as what the {self.lexicon[relation].label} of each "
+                        f"says")
+                return replace(answer, text=f"{answer.text} ({note})", language=language,
+                               understanding=first.understanding)
+        return None
 
     def _respelt(self, word: str) -> str | None:
         """The one class or type noun ``word`` is a slip of (an edit or a swap away:
@@ -488,6 +522,10 @@ class ExactAnswerer:
                                                   actors=self.actor_nouns)
                                for m in missing]
         unproven = [p for p in proofs if not p.proven]
+        if len(unproven) == 1 and unproven[0].describes and len(proofs) == 1:
+            described = self._described(question, unproven[0].text, language)
+            if described is not None:
+                return described
         if unproven:
             readings = []
             for proof in unproven:

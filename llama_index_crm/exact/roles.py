@@ -27,6 +27,7 @@ from dataclasses import replace
 import numpy as np
 
 from llama_index_crm.exact.relations import Relation, RelationLexicon, RelationWalker
+from llama_index_crm.exact.vocabulary import QuestionWords
 from llama_index_crm.query.lexicon import pluralise
 from llama_index_crm.storage.names import fold_name
 
@@ -35,6 +36,8 @@ __all__ = ["ROLE_RELATION", "role_relations", "role_verbs", "with_roles"]
 ROLE_RELATION = "had-in-role"
 """The relation of ``config/exact/relations.json`` every role relation specialises."""
 
+ROLE_WORDS = QuestionWords.load("en")
+"""The planner's word tables (``role_verbs``: verbs of roles that are no agent nouns)."""
 MAX_ROLE_WORDS = 3
 """Longer labels on the way are names, not roles."""
 
@@ -83,7 +86,8 @@ def role_relations(walker: RelationWalker, base: Relation, events: np.ndarray,
         nouns = tuple(dict.fromkeys((cleaned, pluralise(cleaned))))
         found.append(replace(
             base, id=f"{ROLE_RELATION}:{cleaned.replace(' ', '-')}", label=cleaned,
-            verbs=role_verbs(cleaned), nouns=nouns, crm_words=(),
+            verbs=(*role_verbs(cleaned), *ROLE_WORDS.role_verbs.get(cleaned, ())),
+            nouns=nouns, crm_words=(),
             via_labels=tuple(dict.fromkeys((cleaned, fold_name(label))))))
     return found
 

@@ -15,7 +15,7 @@ says what each table is for.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from functools import cache
 from pathlib import Path
@@ -81,6 +81,7 @@ _KINDS = {
     "clause_openers": "frozenset[str]",
     "work_nouns": "frozenset[str]",
     "event_nouns": "frozenset[str]",
+    "role_verbs": "dict[str, list[str]]",
 }
 """How each table is stored in memory (a JSON list → a frozenset or a tuple)."""
 
@@ -150,6 +151,7 @@ class QuestionWords:
     clause_openers: frozenset[str]
     work_nouns: frozenset[str]
     event_nouns: frozenset[str]
+    role_verbs: Mapping[str, Sequence[str]]
 
     @classmethod
     def from_file(cls, path: Path) -> QuestionWords:
