@@ -127,3 +127,36 @@ def test_a_role_s_own_verbs(exhibitions: ExactAnswerer) -> None:
     assert answer.status == "answered", answer.plan_text
     assert answer.items and "exhibited" not in (answer.understanding.unexplained
                                                  if answer.understanding else [])
+
+
+def test_the_first_or_last_of_several_dates(demo: ExactAnswerer) -> None:
+    # Asinou was painted in 1105–1106 and again in the 14th century
+    first = ask(demo, "When was Asinou first painted?")
+    assert first.status == "answered" and "1105" in first.text
+    assert "14th century" not in first.text
+    last = ask(demo, "when was Asinou last painted")
+    assert "14th century" in last.text and "1105" not in last.text
+    german = ask(demo, "Wann wurde Asinou zum ersten Mal ausgemalt?")
+    assert german.status == "answered" and "1105" in german.text
+
+
+def test_other_events_of_the_actor_of_a_named_event(exhibitions: ExactAnswerer) -> None:
+    # Greta Hahn directed Three Painters and Two Sculptors
+    answer = exhibitions.answer("other exhibitions by the director of Three Painters")
+    assert answer.status == "answered", answer.plan_text
+    assert [i["label"] for i in answer.items] == ["Two Sculptors"]
+
+
+def test_an_owner_pronoun_needs_a_node_the_plan_links_to(exhibitions: ExactAnswerer) -> None:
+    # "its director" is Three Painters' director: a plan over every director's exhibitions
+    # would answer another question
+    answer = exhibitions.answer("Besides Three Painters, which shows did its director "
+                                "also direct?")
+    assert answer.status == "retrieval_only"
+    assert answer.understanding is not None and "its" in answer.understanding.unexplained
+
+
+def test_a_person_s_name_is_spelt_not_translated(exhibitions: ExactAnswerer) -> None:
+    # "Anna Morisot" shares a first name with Anna Berg: no reading of one as the other
+    answer = exhibitions.answer("¿Dónde nació Anna Morisot?")
+    assert answer.status in {"not_found", "retrieval_only"} and "reading" not in answer.text

@@ -74,6 +74,8 @@ CONTINUED_RATIO = 65
 NAME_JOINERS = frozenset({"of", "the", "de", "di", "del", "della", "du", "des", "la", "le",
                           "von", "der", "tou", "tis", "ton"})
 """Small words inside names, left out when names are compared."""
+RARE_WORD_RATIO = 70
+"""rapidfuzz ratio from which a typed rare word is a word of a name spelt otherwise."""
 MIN_NAME = 3
 """Letters a lone word needs to be read as a name ("se", "s" are not)."""
 MIN_WORD = 5
@@ -116,7 +118,7 @@ class AbsenceCheck:
               *, foreign: bool = False, verbs: frozenset[str] = frozenset(),
               elsewhere: Sequence[Candidate] = (),
               nouns: frozenset[str] = frozenset(), language: str = "en",
-              actors: frozenset[str] = frozenset()) -> Proof:
+              actors: frozenset[str] = frozenset(), expected: Sequence[str] = ()) -> Proof:
         """Whether ``text`` (words of ``question`` that link to nothing) is a name proven
         absent; ``vocabulary``: the question words of the planner (never names);
         ``foreign``: the question was translated (an untranslated word is no name for being
@@ -128,7 +130,9 @@ class AbsenceCheck:
                                       f"artist”), it does not name a node", describes=True)
         if not self.name_shaped(text, question, vocabulary, foreign=foreign, verbs=verbs,
                                 language=language):
-            return Proof(text, False, f"“{text}” is not a name (an ordinary word)")
+            continued = self._continued_proof(text, question)  # "de saint Néophyte"
+            return continued or Proof(text, False, f"“{text}” is not a name (an ordinary "
+                                                   f"word)")
         whole = next((c.name for c in elsewhere if c.how == "partial" and
                       _holds_most(question, c.name)), None)
         if whole is not None:  # a title cut short by its quotes; "the Holy Cross church"
@@ -143,15 +147,9 @@ class AbsenceCheck:
         if completed is not None:  # "authors of the u.s.": a title, read in part as a class
             return Proof(text, False, f"“{text}” ends the name “{completed}” with the words "
                          f"before it")
-        continued = self.continued(text, question)
+        continued = self._continued_proof(text, question)
         if continued is not None:  # "the Enkleistra di San Neofito", "… of St Neophytos"
-            found = self.names.exact(continued) if self.names is not None else []
-            label = found[0].name if found else continued
-            rest = label.split()[1:]
-            while rest and fold_name(rest[0]) in NAME_JOINERS:
-                rest.pop(0)
-            return Proof(text, False, f"“{text}” may end the name “{label}”, spelt "
-                         f"otherwise, with the word before it", " ".join(rest) or None)
+            return continued
         trimmed = self.trimmed(text, question)
         if trimmed is not None:  # "times moynihan": an ordinary word stuck to a name
             return Proof(text, False, f"“{text}” holds the name “{trimmed}” beside "
@@ -165,18 +163,54 @@ class AbsenceCheck:
             if named_so is not None and fold_name(named_so) != fold_name(text):
                 return Proof(text, False, f"“{text}” is read as “{named_so}”, the graph's "
                              f"name in another language", named_so)
-            near = self.crosslingual.candidates(text, strict=True) \
-                if _latin_words(text) else []
+            near = [k for k in (self.crosslingual.candidates(text, strict=True)
+                                if _latin_words(text) else [])
+                    if self._all_rare_words(text, self.crosslingual.shown(k))
+                    and self._of_kind(k, expected)]
             if near:  # "saint Néophyte": no one name is clear, but the graph has the word
                 shown = ", ".join(dict.fromkeys(self.crosslingual.shown(k) for k in near[:5]))
                 return Proof(text, False, f"“{text}” shares a rare word with names of the "
                              f"graph ({shown})")
         if foreign:  # a name spelt the language's way: no proof, and no reading either
-            word = next((c for w in text.split()
-                         if len(w) >= MIN_WORD and (c := self.close_name(w, True))), None)
-            if word is not None:
-                return Proof(text, False, f"“{text}” may be spelt “{word}” in the graph")
+            longs = [w for w in text.split() if len(w) >= MIN_WORD]
+            close = [self.close_name(w, True) for w in longs]
+            if longs and all(close):  # every word of it ("Berthe Morisot": "Morisot" is none)
+                return Proof(text, False, f"“{text}” may be spelt “{' '.join(map(str, close))}"
+                                          f"” in the graph")
         return Proof(text, True)
+
+    def _continued_proof(self, text: str, question: str) -> Proof | None:
+        """:meth:`continued` as a proof with its reading (the rest of the graph's name)."""
+        continued = self.continued(text, question)
+        if continued is None:
+            return None
+        found = self.names.exact(continued) if self.names is not None else []
+        label = found[0].name if found else continued
+        rest = label.split()[1:]
+        while rest and fold_name(rest[0]) in NAME_JOINERS:
+            rest.pop(0)
+        return Proof(text, False, f"“{text}” may end the name “{label}”, spelt otherwise, "
+                     f"with the word before it", " ".join(rest) or None)
+
+    def _all_rare_words(self, text: str, name: str) -> bool:
+        """Whether ``name`` holds a near form of each rare word of ``text`` when it has two
+        or more ("Berthe Morisot" shares one with "Bubba Morrison, Oil Field Worker": no
+        reading; "saint Néophyte" has one rare word, which "Saint Neophytos" holds)."""
+        from rapidfuzz import fuzz
+
+        rare = [w for w in fold_name(text).split()
+                if len(w) >= MIN_WORD and w not in self.common and w not in NAME_JOINERS]
+        if len(rare) < 2:
+            return True
+        words = fold_name(name).split()
+        return all(any(fuzz.ratio(w, v) >= RARE_WORD_RATIO for v in words) for w in rare)
+
+    def _of_kind(self, key: str, expected: Sequence[str]) -> bool:
+        """Whether a name of the graph names a node of a kind the reading expected (any,
+        when it expected none)."""
+        if not expected or self.names is None:
+            return True
+        return any(c.category in expected for c in self.names.exact(key))
 
     def completed(self, text: str, question: str) -> str | None:
         """A name of the graph made of ``text`` and up to four words before it in the

@@ -457,7 +457,8 @@ class ExactAnswerer:
             genitive = [i for i in (start - 2, start - 3) if i >= 0
                         and fold_name(tokens[i + 1]) == "of"
                         and all(fold_name(t) == "the" for t in tokens[i + 2:start])]
-            if genitive:
+            if genitive and self.planner.noun_category(fold_name(tokens[genitive[0]])) != \
+                    "Actor":  # "the church of X" may be its name; "the director of X" never
                 before = genitive[0]
             category = self.planner.noun_category(fold_name(tokens[before]))
             named = {c.category for c in self.names.lookup(" ".join(tokens[start:end]))}
@@ -519,7 +520,8 @@ class ExactAnswerer:
                                                   verbs=self.relation_verbs,
                                                   elsewhere=m.elsewhere,
                                                   nouns=self.head_nouns, language=language,
-                                                  actors=self.actor_nouns)
+                                                  actors=self.actor_nouns,
+                                                  expected=m.expected)
                                for m in missing]
         unproven = [p for p in proofs if not p.proven]
         if len(unproven) == 1 and unproven[0].describes and len(proofs) == 1:

@@ -175,12 +175,31 @@ class CrossLingualNames:
             logger.debug("no clear name for %r among %s", text,
                          [shown[i] for i in order[:3]])
             return None
+        if not self.respelt_person(text, shown[chosen]):
+            return None
         return shown[chosen]
+
+    def respelt_person(self, text: str, name: str) -> bool:
+        """Whether ``name``, if a person's or a group's, is ``text`` spelt otherwise: names
+        of people are spelt, not translated, so each word typed has a near word in it
+        ("Berthe Morisot" is no "Bertha Lum")."""
+        from rapidfuzz import fuzz
+
+        found = self.names.exact(name)
+        if not found or found[0].category != "Actor":
+            return True
+        words = fold_name(name).split()
+        return all(any(fuzz.ratio(w, v) >= PERSON_WORD_RATIO for v in words)
+                   for w in fold_name(text).split() if len(w) > 2)
 
     def shown(self, key: str) -> str:
         """The graph's name shown for a folded key."""
         found = self.names.exact(key)
         return found[0].name if found else key
+
+
+PERSON_WORD_RATIO = 70
+"""rapidfuzz ratio from which a typed word is a word of a person's name spelt otherwise."""
 
 
 def _latin(text: str) -> bool:

@@ -231,6 +231,9 @@ class Executor(Ranking):
         if plan.operation in {"value", "describe"} and plan.attributes:
             for name in plan.attributes:
                 self._attach(items, self.lexicon[name], plan.hints)
+            if plan.operation == "value" and plan.order_by and plan.limit:
+                for item in items:  # "first painted": the earliest of its dates
+                    item.values = _extreme(item.values, plan.order_by, plan.descending)
         elif plan.operation == "superlative":
             self._rank(plan, result)
         elif plan.operation == "group" and plan.group_by:
@@ -731,3 +734,13 @@ def _years_text(span: tuple[int, int] | None) -> str:
     if span is None:
         return "undated"
     return str(span[0]) if span[0] == span[1] else f"{span[0]}–{span[1]}"
+
+
+def _extreme(values: list[Value], relation: str, latest: bool) -> list[Value]:
+    """``values`` with only the earliest (or latest) dated value of ``relation`` kept."""
+    dated = [v for v in values if v.relation == relation and v.years]
+    if len(dated) < 2:
+        return values
+    pick = max if latest else min
+    best = pick(v.years[0] for v in dated if v.years)
+    return [v for v in values if v.relation != relation or (v.years and v.years[0] == best)]

@@ -521,6 +521,14 @@ class _Builder(OperationParts):
                 if relation == "created-by" and not inverse and other.category == "Actor":
                     head.exclude.extend(n for a in made_by(other) for n in a.nodes)
             return head
+        if head.category == "Event":  # "other exhibitions by the director of E": E left out
+            for _, other, _, _ in head.links:
+                if other.category == "Actor" and other.anchor is None:
+                    head.exclude.extend(n for _, named, _, _ in other.links
+                                        if named.anchor is not None
+                                        and named.anchor.category == "Event"
+                                        for n in named.anchor.nodes)
+            return head
         # the maker named by a noun ("the painter of T"), not asked for ("who else painted T")
         made = made_by(head) if head.category == "Actor" and head.noun not in WH else []
         if not made:

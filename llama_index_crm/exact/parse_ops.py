@@ -434,8 +434,13 @@ class OperationParts(LinkParts):
         hints: tuple[str, ...] = ()
         for r in group:
             hints += self._hints(r, self.verbs)
+        extreme: dict[str, object] = {}
+        ends = [w for w in self.words if w in WORDS.time_ends]
+        if relation.value == "time" and ends:  # "when was Asinou first painted": the earliest
+            extreme = {"order_by": relation.id, "descending": ends[0] in {"last", "latest"},
+                       "limit": 1}
         plan = self._plan(ordered(subject), "value", attributes=tuple(r.id for r in group),
-                          hints=hints)
+                          hints=hints, **extreme)
         return self._done(plan)
 
     def _relink(self, subjects: Sequence[Slot], attributes: Sequence[Relation]) -> bool:

@@ -44,6 +44,9 @@ CREATION_STEPS = frozenset({"P92i_was_brought_into_existence_by", "P108i_was_pro
 """Steps from a thing to the event that made it: the events whose own relations answer for
 the thing's ("who painted <the painting campaign>"); a birth or an acquisition is not one."""
 NEGATIONS = frozenset({"not", "never", "nor", "neither"})
+OWNER_PRONOUNS = frozenset({"its", "his", "her", "their"})
+"""Pronouns of an owner: a content word unless the plan links to a named node or the
+conversation's last one."""
 """Words that turn a question round: a plan without an exclusion does not answer them."""
 SAMENESS = frozenset({"other", "others", "else", "another", "remaining", "same"})
 """Words that set some members apart from others the question names."""
@@ -325,6 +328,11 @@ def understand(question: str, plan: ExactPlan | None, words: PlannerWords,
                 continue
         if word in excluded:
             role = "name"
+        elif word in OWNER_PRONOUNS and plan is not None and not anchors_focus and not any(
+                isinstance(link.target, Anchor) for v in plan.variables for link in v.links):
+            # "besides Collage, which shows did its director also direct": "its" needs a
+            # node the plan links to, or the question's earlier turn
+            role = "unexplained"
         elif word in NEGATIONS or word in SAMENESS and not (
                 word == "else" and index and out and out[-1].role == "question"):
             # "which churches are not in X", "which other works by the same artist": only
