@@ -173,9 +173,9 @@ class AbsenceCheck:
                              f"graph ({shown})")
         if foreign:  # a name spelt the language's way: no proof, and no reading either
             longs = [w for w in text.split() if len(w) >= MIN_WORD]
-            close = [self.close_name(w, True) for w in longs]
-            if longs and all(close):  # every word of it ("Berthe Morisot": "Morisot" is none)
-                return Proof(text, False, f"“{text}” may be spelt “{' '.join(map(str, close))}"
+            spelt = [self.close_name(w, True) for w in longs]
+            if longs and all(spelt):  # every word of it ("Berthe Morisot": "Morisot" is none)
+                return Proof(text, False, f"“{text}” may be spelt “{' '.join(map(str, spelt))}"
                                           f"” in the graph")
         return Proof(text, True)
 
