@@ -160,3 +160,37 @@ def test_a_person_s_name_is_spelt_not_translated(exhibitions: ExactAnswerer) -> 
     # "Anna Morisot" shares a first name with Anna Berg: no reading of one as the other
     answer = exhibitions.answer("¿Dónde nació Anna Morisot?")
     assert answer.status in {"not_found", "retrieval_only"} and "reading" not in answer.text
+
+
+@pytest.mark.parametrize("question", [
+    "how many works are made of canvas",
+    "number of works with medium canvas",
+    "¿Cuántas obras son de lienzo?",
+])
+def test_a_material_stated_only_in_words_counts_the_works(works_media: ExactAnswerer,
+                                                          question: str) -> None:
+    # the graph has no material nodes: "oil on canvas" is a medium statement's text
+    answer = works_media.answer(question)
+    assert answer.status == "answered" and answer.count == 1, (answer.status, answer.plan_text)
+    assert "medium" in answer.text
+
+
+@pytest.fixture(scope="module")
+def works_media(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> ExactAnswerer:
+    folder = tmp_path_factory.mktemp("media")
+    graph = folder / "media.ttl"
+    graph.write_text(STATEMENTS.read_text(encoding="utf-8") + MEDIA, encoding="utf-8")
+    index = CrmGraphIndex.build([str(graph)], folder / "index", cache_dir=folder / "cache")
+    return answerer_for(index)
+
+
+MEDIA = """
+@prefix aat: <http://vocab.getty.edu/aat/> .
+aat:300435429 a crm:E55_Type ; rdfs:label "Material Statement" .
+ex:w2medium a crm:E33_Linguistic_Object ; crm:P2_has_type aat:300435429 ;
+    rdf:value "oil on canvas" .
+ex:w2 crm:P67i_is_referred_to_by ex:w2medium .
+ex:w3medium a crm:E33_Linguistic_Object ; crm:P2_has_type aat:300435429 ;
+    rdf:value "bronze" .
+ex:w3 crm:P67i_is_referred_to_by ex:w3medium .
+"""

@@ -173,10 +173,12 @@ class AbsenceCheck:
                              f"graph ({shown})")
         if foreign:  # a name spelt the language's way: no proof, and no reading either
             longs = [w for w in text.split() if len(w) >= MIN_WORD]
-            spelt = [self.close_name(w, True) for w in longs]
-            if longs and all(spelt):  # every word of it ("Berthe Morisot": "Morisot" is none)
-                return Proof(text, False, f"“{text}” may be spelt “{' '.join(map(str, spelt))}"
-                                          f"” in the graph")
+            spelt = [c for w in longs if (c := self.close_name(w, True))]
+            # a word of a place's or a work's name may be translated ("Sainte-Croix"); a
+            # person's name is spelt, each word of it ("Berthe Morisot" is no Bertha Lum)
+            if spelt and (len(spelt) == len(longs) or not all(map(self._personal, spelt))):
+                return Proof(text, False, f"“{text}” may be spelt “{' '.join(spelt)}” in the "
+                                          f"graph")
         return Proof(text, True)
 
     def _continued_proof(self, text: str, question: str) -> Proof | None:
@@ -191,6 +193,13 @@ class AbsenceCheck:
             rest.pop(0)
         return Proof(text, False, f"“{text}” may end the name “{label}”, spelt otherwise, "
                      f"with the word before it", " ".join(rest) or None)
+
+    def _personal(self, word: str) -> bool:
+        """Whether the names holding ``word`` are all actors' (a first name, a surname)."""
+        if self.names is None:
+            return False
+        found = self.names.lookup(word)
+        return bool(found) and all(c.category == "Actor" for c in found)
 
     def _all_rare_words(self, text: str, name: str) -> bool:
         """Whether ``name`` holds a near form of each rare word of ``text`` when it has two

@@ -344,21 +344,39 @@ class ExactAnswerer:
                 out.append((text, f"reading “{word}” as “{near}”"))
         return out
 
-    def _described(self, question: str, word: str, language: str) -> ExactAnswer | None:
-        """"Which Mexican artist …", where no node is named so: the question without the
-        word, its actors kept when their nationality (or, where the graph states it only in
-        words, their biography) says it; None when the reading finds none."""
-        text = " ".join(re.sub(rf"\b{re.escape(word)}\b", " ", question, count=1).split())
+    def _stated(self, question: str, word: str, language: str) -> ExactAnswer | None:
+        """A word for what works are made of, read as the works whose materials or medium
+        statement say it: the question without the word (and the words cueing it: "made
+        of", "with medium"; a counted noun becomes "works"), its works filtered."""
+        tokens = Lexicon.tokens(question, False)
+        keys = [fold_name(t) for t in tokens]
+        at = next((i for i, k in enumerate(keys) if k == fold_name(word)), None)
+        if at is None:
+            return None
+        counted = at >= 2 and keys[at - 2:at] in (["how", "many"], ["number", "of"])
+        start = at
+        while not counted and start > 0 and keys[start - 1] in MATERIAL_CUES:
+            start -= 1
+        rest = tokens[:start] + (["works"] if counted else []) + tokens[at + 1:]
+        text = re.sub(r"\s+([?!.,;:])", r"\1", " ".join(rest))
+        found = self._filtered(text, "Thing", word, ("made-of", "medium-statement"), language,
+                               forms=True)
+        return found
+
+    def _filtered(self, text: str, category: str, word: str, relations: Sequence[str],
+                  language: str, forms: bool = False) -> ExactAnswer | None:
+        """``text`` planned, its first variable (of ``category``) kept where one of
+        ``relations`` gives a value that says ``word``; None when no reading finds any."""
         first = self._read(text, (), None, language)
         plan = first.plan
         if first.status != "answered" or plan is None or \
-                plan.variables[0].category != "Actor" or plan.variables[0].anchor is not None:
+                plan.variables[0].category != category or plan.variables[0].anchor is not None:
             return None
-        for relation in ("nationality", "biography"):
+        for relation in relations:
             if relation not in self.lexicon or not self.executor.relation_present(relation):
                 continue
             var = plan.variables[0]
-            condition = ValueFilter(relation, contains=fold_name(word))
+            condition = ValueFilter(relation, contains=fold_name(word), forms=forms)
             trial = replace(plan, variables=(replace(var, filters=(*var.filters, condition)),
                                              *plan.variables[1:]))
             answer = self.execute(trial)
@@ -368,6 +386,13 @@ class ExactAnswerer:
                 return replace(answer, text=f"{answer.text} ({note})", language=language,
                                understanding=first.understanding)
         return None
+
+    def _described(self, question: str, word: str, language: str) -> ExactAnswer | None:
+        """"Which Mexican artist …", where no node is named so: the question without the
+        word, its actors kept when their nationality (or, where the graph states it only in
+        words, their biography) says it; None when the reading finds none."""
+        text = " ".join(re.sub(rf"\b{re.escape(word)}\b", " ", question, count=1).split())
+        return self._filtered(text, "Actor", word, ("nationality", "biography"), language)
 
     def _respelt(self, word: str) -> str | None:
         """The one class or type noun ``word`` is a slip of (an edit or a swap away:
@@ -528,6 +553,12 @@ class ExactAnswerer:
             described = self._described(question, unproven[0].text, language)
             if described is not None:
                 return described
+        if len(proofs) == 1 and _typed_lower(question, proofs[0].text):
+            # "how many works are made of bronze", "number of photogravures": a material or
+            # a medium the graph may state only in words
+            stated = self._stated(question, proofs[0].text, language)
+            if stated is not None:
+                return stated
         if unproven:
             readings = []
             for proof in unproven:
@@ -790,3 +821,18 @@ def unworded(missing: Sequence[str], understanding: Understanding) -> list[str]:
     named = {w.role.partition(":")[2] for w in understanding.words
              if w.role.startswith("relation:")}
     return [r for r in missing if r not in named]
+
+
+MATERIAL_CUES = frozenset({"made", "of", "in", "with", "medium", "media", "material",
+                           "materials", "cast", "are", "is", "were", "was", "on"})
+"""Words before a material that cue it ("made of bronze", "with medium photogravure")."""
+
+
+def _typed_lower(question: str, text: str) -> bool:
+    """Whether ``text`` is one word the question types in lower case (a common noun, not a
+    name)."""
+    words = fold_name(text).split()
+    if len(words) != 1:
+        return False
+    return any(fold_name(t) == words[0] and t.islower()
+               for t in Lexicon.tokens(question, False))

@@ -162,7 +162,10 @@ class Lexicon:
                 english = self._lookup(tokens[i:i + size])
                 if english is not None:
                     if english:
-                        out.append(english)
+                        # a capitalised word inside the question is part of a name: its
+                        # English too ("l'église de la Sainte-Croix": the Holy Cross)
+                        out.append(_capitalised(english, i > 0 and not self.compounds and all(
+                            t[:1].isupper() for t in tokens[i:i + size])))
                         if english in VERB_FORMS:
                             verbs.append(len(out) - 1)
                     i += size
