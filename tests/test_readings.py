@@ -194,3 +194,14 @@ ex:w3medium a crm:E33_Linguistic_Object ; crm:P2_has_type aat:300435429 ;
     rdf:value "bronze" .
 ex:w3 crm:P67i_is_referred_to_by ex:w3medium .
 """
+
+
+@pytest.mark.parametrize("question", [
+    "which district is the Holy Cross church at Pelendri in",
+    "Dans quel district se trouve l'église de la Sainte-Croix de Pelendri ?",
+])
+def test_which_district_climbs_to_the_district(demo: ExactAnswerer, question: str) -> None:
+    # the church is located in Pelendri, a village that falls within Limassol District
+    answer = ask(demo, question)
+    assert answer.status == "answered", answer.plan_text
+    assert "Limassol District" in answer.text and "located in Pelendri" not in answer.text

@@ -467,8 +467,9 @@ def _window(question: str, text: str, name: str) -> str:
     first, last = start, start + len(words) - 1
     while first > 0 and keys[first - 1] in wanted and keys[first - 1] not in NAME_JOINERS:
         first -= 1
+    joiners = NAME_JOINERS | {"at", "in"}  # "the Holy Cross church at Pelendri"
     while last + 1 < len(keys) and (keys[last + 1] in wanted or keys[last + 1] in
-                                    NAME_JOINERS and last + 2 < len(keys) and
+                                    joiners and last + 2 < len(keys) and
                                     keys[last + 2] in wanted - NAME_JOINERS):
         last += 1
     return question[spans[first][0]:spans[last][1]]

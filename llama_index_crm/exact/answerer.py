@@ -31,7 +31,7 @@ from llama_index.core.llms import LLM
 
 from llama_index_crm.errors import LLMUnavailable
 from llama_index_crm.exact.absence import AbsenceCheck, EmptyCheck, Proof, replace_words
-from llama_index_crm.exact.execute import TITLE_RELATION, ExactResult, Executor
+from llama_index_crm.exact.execute import TITLE_RELATION, ExactResult, Executor, Value
 from llama_index_crm.exact.language import Lexicon, Lexicons
 from llama_index_crm.exact.linking import Candidate, Missing, NameIndex, Unresolved
 from llama_index_crm.exact.llm_planner import LLMPlanner
@@ -225,13 +225,23 @@ class ExactAnswerer:
             # a reading that leaves words out is judged on the question as asked; one
             # that replaces words (a close name, a relation word) on its own words, and
             # then also without a class noun before the name it put in ("the church X")
-            for again, more in [(text, ""), *(self._appositions(text) if note else [])]:
+            for again, more in [(text, ""), *(self._appositions(text) if note else []),
+                                *(self._place_questions(text) if note else [])]:
                 other = self._read(again, history, None, language,
                                    cover=None if note else asked)
                 # a reading is a guess: an empty result of it proves no absence
                 if other.status == "answered" and (other.total or other.count is None
                                                    and other.plan is not None
                                                    and other.plan.operation == "value"):
+                    which = next((n for n in (note, more) if n.startswith("reading “which")),
+                                 None)
+                    kind = _WHICH_PLACE.match(text if which == more else asked)
+                    if which is not None and kind is not None:
+                        # "which district is X in": the place it lies in, climbed to a
+                        # district; no place of that kind on the way: no answer
+                        other = self._of_kind(other, fold_name(kind.group("noun")))
+                        if other.status != "answered":
+                            continue
                     said = "; ".join(n for n in (note, more) if n)
                     return replace(other, text=f"{other.text} ({said})" if said
                                    else other.text)
@@ -431,6 +441,37 @@ class ExactAnswerer:
                         + asked[born.end():])
                 out.append((text, f"reading “{born.group('adj')}-born” as born in {place}"))
         return out
+
+    def _of_kind(self, answer: ExactAnswer, noun: str) -> ExactAnswer:
+        """A "where" answer with each place replaced by the place it falls within that the
+        graph calls a ``noun`` (by its name or its type: "Limassol District" for a village
+        of it); retrieval when no place on the way is one."""
+        result = answer.result
+        within = self.lexicon.get("place-within")
+        if result is None or within is None:
+            return answer
+        kind = singularise(noun)
+        found = False
+        for item in result.items:
+            kept: list[Value] = []
+            for value in item.values:
+                node = self.executor.node_id(value.node) if value.node else None
+                if node is None:
+                    continue
+                walk = self.executor.walker.walk(within, np.asarray([node], dtype=np.int64))
+                for at in [node, *walk.node.tolist()]:
+                    labels = self.executor.walker.node_labels(int(at))
+                    if any(kind in label.split() for label in labels):
+                        kept.append(replace(value, text=self.executor.label(int(at)),
+                                            node=self.executor.uri(int(at))))
+                        break
+            found |= bool(kept)
+            item.values = kept
+        if not found:
+            return ExactAnswer("retrieval_only", "", plan=answer.plan,
+                               plan_text=f"no place on the way is a {kind}: answered from "
+                               f"retrieval", language=answer.language)
+        return replace(answer, text=render(result, self.executor), result=result)
 
     def _place_like(self, adjective: str) -> str | None:
         """The one place of the graph whose name shares the adjective's first letters
