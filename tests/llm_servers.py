@@ -78,6 +78,32 @@ def refusal(body: dict[str, Any]) -> str | None:
     return None
 
 
+CHARS_PER_TOKEN = 3.36
+"""Characters a token of the stub's model: SmolLM2's tokenizer on the demo's answer
+context (39,982 characters, 11,909 tokens)."""
+
+
+def context_limit(window: int, chars_per_token: float = CHARS_PER_TOKEN,
+                  applies: Callable[[dict[str, Any]], bool] = lambda body: True,
+                  ) -> Callable[[dict[str, Any]], tuple[int, str] | None]:
+    """A ``reject`` refusing, as llama-cpp-python, vLLM and OpenAI do (HTTP 400, the same
+    words), a request whose messages and ``max_tokens`` exceed ``window`` tokens, its
+    messages counted at ``chars_per_token``."""
+    def reject(body: dict[str, Any]) -> tuple[int, str] | None:
+        if not applies(body):
+            return None
+        messages = round(sum(len(str(m.get("content") or "")) for m in body["messages"])
+                         / chars_per_token) + 8 * len(body["messages"])
+        completion = int(body.get("max_tokens") or 0)
+        if messages + completion <= window:
+            return None
+        return 400, (f"This model's maximum context length is {window} tokens. However, "
+                     f"you requested {messages + completion} tokens ({messages} in the "
+                     f"messages, {completion} in the completion). Please reduce the length "
+                     "of the messages or completion.")
+    return reject
+
+
 Reply = Callable[[dict[str, Any]], "dict[str, Any] | str"]
 """Given an accepted request: the structured object to return, or the text to say."""
 

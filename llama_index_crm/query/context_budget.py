@@ -69,7 +69,8 @@ def _cut(node: NodeWithScore, chars: int) -> NodeWithScore:
     head = text[:chars]
     if len(text) > chars and "\n" in head:
         head = head[:head.rindex("\n")]
-    copy = node.node.model_copy(update={"text": head})
+    copy = node.node.model_copy()
+    copy.set_content(head)
     return NodeWithScore(node=copy, score=node.score)
 
 
