@@ -176,7 +176,9 @@ def main(argv: list[str] | None = None) -> int:
         most = max(int(t) for t in args.threads.split(","))
         processes = _process_run(folder, questions, asked, serial, args, most)
         print(f"{most} threads, {args.processes} processes: "
-              f"{processes['questions_per_s']:6.2f} questions/s, "
+              f"{processes['questions_per_s']:6.2f} questions/s, cpu "
+              f"{processes['workers_cpu_s'] / processes['wall_s']:4.2f} cores (workers) + "
+              f"{processes['caller_cpu_s'] / processes['wall_s']:4.2f} (caller), "
               f"{processes['answers_differing_from_serial']} differ from serial "
               f"(load {processes['load_1m']})", flush=True)
 
@@ -231,17 +233,29 @@ def _process_run(folder: Path, questions: list[str], asked: list[str],
     with ProcessPipeline(folder, processes=args.processes, warm=questions) as pipeline:
         ready_s = time.perf_counter() - loading
         quiet = wait_for_quiet(args.max_wait)
-        wall0 = time.perf_counter()
+        workers0 = sum(_cpu_of(pid) for pid in pipeline.pids)
+        cpu0, wall0 = time.process_time(), time.perf_counter()
         with _Sampler() as memory, ThreadPoolExecutor(threads) as pool:
             keys = list(pool.map(lambda q: _key(pipeline.run(q)), asked))
-        wall = time.perf_counter() - wall0
+        wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+        workers_cpu = sum(_cpu_of(pid) for pid in pipeline.pids) - workers0
         rss = sum(_rss_of(pid) for pid in pipeline.pids)
     differ = sum(k != serial[i % len(questions)] for i, k in enumerate(keys))
     return {"processes": args.processes, "threads": threads, "questions": len(asked),
             "wall_s": round(wall, 3), "questions_per_s": round(len(asked) / wall, 2),
+            "caller_cpu_s": round(cpu, 3), "workers_cpu_s": round(workers_cpu, 3),
             "start_and_warm_s": round(ready_s, 1), "workers_rss_mb": round(rss),
             "caller_peak_rss_mb": round(memory.peak),
             "answers_differing_from_serial": differ, **quiet}
+
+
+def _cpu_of(pid: int) -> float:
+    """CPU seconds (user and system) process ``pid`` has used."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _rss_of(pid: int) -> float:
