@@ -64,6 +64,7 @@ from llama_index_crm.llm_window import (
     message_chars,
     parse_context_refusal,
     prompt_chars,
+    served_window,
 )
 
 __all__ = [
@@ -92,6 +93,8 @@ DEFAULT_COOLDOWN_S = 60.0
 RETRY_PAUSE_S = 0.5
 CONNECT_TIMEOUT_S = 2.0
 """Seconds a TCP connection to the LLM's server may take."""
+MODELS_MAX_BYTES = 1 << 20
+"""Bytes of the probe's model list read (a window may be stated there)."""
 PROBE_TIMEOUT_S = 3.0
 """Seconds the server has to answer the probe before the first request (any HTTP reply)."""
 PLAN_MAX_TOKENS = 768
@@ -301,6 +304,17 @@ class LLMClient:
             ratio = self._chars_per_token
         return prompt_chars(window, completion_tokens(window, max_tokens), ratio, messages)
 
+    def ready(self) -> None:
+        """Probe the server if not yet done (an OpenAI-compatible one: its model list may
+        state the window); a no-op for other LLMs.
+
+        Raises:
+            LLMUnavailable: the server is down, hung, or there are no credentials.
+        """
+        self._check()
+        if self._openai:
+            self._probe()
+
     def _learn(self, refusal: ContextRefusal, sent: int) -> None:
         """Keep the window a refusal stated, and the characters a token it measured."""
         with self._lock:
@@ -396,9 +410,13 @@ class LLMClient:
         base = str(getattr(llm, "api_base", None) or "https://api.openai.com/v1")
         if _address(base) is not None:
             seconds = min(PROBE_TIMEOUT_S, self.limits.timeout_s)
-            reason = _probe_failure(base.rstrip("/") + "/models", seconds)
+            reason, listing = _probe(base.rstrip("/") + "/models", seconds)
             if reason is not None:
                 raise self._trip(reason)
+            window = served_window(listing, str(getattr(llm, "model", "")))
+            if window is not None:  # vLLM's max_model_len: no request need be refused
+                with self._lock:
+                    self._learned_window = min(window, self._learned_window or window)
         with self._lock:
             self._probed = True
 
@@ -480,26 +498,37 @@ def _address(url: str) -> tuple[str, int] | None:
     return (parts.hostname, port) if parts.hostname and port else None
 
 
-def _probe_failure(url: str, seconds: float) -> str | None:
-    """Why ``url`` gives no HTTP reply within ``seconds`` (None: it replied, any status)."""
+def _probe(url: str, seconds: float) -> tuple[str | None, bytes]:
+    """``(why url gives no HTTP reply within seconds, the reply's body when it is a 200)``
+    (the reason is None when it replied, with any status)."""
     import urllib.error
     import urllib.request
 
     try:
         with urllib.request.urlopen(urllib.request.Request(url, method="GET"),
-                                    timeout=seconds):
-            return None
+                                    timeout=seconds) as reply:
+            try:
+                return None, reply.read(MODELS_MAX_BYTES)
+            except (OSError, ValueError):
+                return None, b""
     except urllib.error.HTTPError:
-        return None  # it answers
-    except urllib.error.URLError as exc:
-        inner = exc.reason
-        if isinstance(inner, TimeoutError):
+        return None, b""  # it answers
+    except Exception as exc:  # noqa: BLE001 - below, the reason
+        return _probe_failure(exc, seconds), b""
+
+
+def _probe_failure(exc: Exception, seconds: float) -> str:
+    """Why the probe got no HTTP reply."""
+    import urllib.error
+
+    if isinstance(exc, urllib.error.URLError):
+        if isinstance(exc.reason, TimeoutError):
             return f"cannot connect within {seconds:.0f} s"
-        return f"cannot connect: {inner}"
-    except TimeoutError:
+        return f"cannot connect: {exc.reason}"
+    if isinstance(exc, TimeoutError):
         return f"no reply within {seconds:.0f} s"
-    except Exception as exc:  # reset, closed, or something listens that is not HTTP
-        return f"no HTTP reply: {str(exc) or type(exc).__name__}"
+    # reset, closed, or something listens that is not HTTP
+    return f"no HTTP reply: {str(exc) or type(exc).__name__}"
 
 
 class _Rejected(Exception):

@@ -3,6 +3,8 @@ window a server states when it refuses a request for its length.
 
 A window is known from, in this order of trust (the smallest known one is used):
 
+* the server's model list (``GET …/models``, asked before the first request): vLLM states
+  ``max_model_len``;
 * the server's own refusal of a request that was too long (HTTP 400 "This model's maximum
   context length is 8192 tokens. However, you requested 12677 tokens (11909 in the
   messages, 768 in the completion)": OpenAI, vLLM, llama-cpp-python; llama.cpp's own
@@ -29,7 +31,8 @@ from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.constants import DEFAULT_CONTEXT_WINDOW
 
 __all__ = ["CHARS_PER_TOKEN", "FILL", "ContextRefusal", "completion_tokens",
-           "known_context_window", "message_chars", "parse_context_refusal", "prompt_chars"]
+           "known_context_window", "message_chars", "parse_context_refusal", "prompt_chars",
+           "served_window"]
 
 CHARS_PER_TOKEN = 3.0
 """Characters a token, rough and on the safe side, when no server has measured it."""
@@ -89,6 +92,37 @@ def parse_context_refusal(message: str, body: Any = None) -> ContextRefusal | No
         if said is not None:
             return ContextRefusal(_int(found.group(1)), _int(said.group(1)))
     return ContextRefusal(_int(found.group(1)))
+
+
+SERVED_WINDOW_KEYS = ("max_model_len", "context_length", "max_context_length",
+                      "context_window")
+"""Keys under which a server's model list states a model's window (vLLM, OpenRouter and
+LM Studio, others)."""
+
+
+def served_window(listing: bytes | str, model: str) -> int | None:
+    """The window a server's ``GET /models`` states for ``model`` (vLLM: ``max_model_len``),
+    None when it states none (OpenAI, llama-cpp-python) or the reply is not a list.
+
+    >>> served_window(b'{"data": [{"id": "m", "max_model_len": 4096}]}', "m")
+    4096
+    >>> served_window(b'{"data": [{"id": "other", "max_model_len": 4096}]}', "m") is None
+    True
+    """
+    import json
+
+    try:
+        data = json.loads(listing or b"null")
+    except ValueError:
+        return None
+    entries = data.get("data") if isinstance(data, dict) else None
+    for entry in entries if isinstance(entries, list) else ():
+        if isinstance(entry, dict) and entry.get("id") == model:
+            for key in SERVED_WINDOW_KEYS:
+                value = entry.get(key)
+                if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                    return value
+    return None
 
 
 def known_context_window(llm: Any) -> int | None:

@@ -118,13 +118,15 @@ class StrictStub:
         reply: the reply to an accepted request.
         reject: extra refusals of this server, ``body -> (status, message) | None`` (a
             server without tools, llama.cpp's HTTP 500 on ``json_schema``).
+        models: the reply to ``GET /models`` (None: HTTP 404).
     """
 
     def __init__(self, reply: Reply,
-                 reject: Callable[[dict[str, Any]], tuple[int, str] | None] | None = None
-                 ) -> None:
+                 reject: Callable[[dict[str, Any]], tuple[int, str] | None] | None = None,
+                 models: dict[str, Any] | None = None) -> None:
         self.reply = reply
         self.reject = reject or (lambda body: None)
+        self.models = models
         self.requests: list[dict[str, Any]] = []
         self.refused: list[tuple[int, str, dict[str, Any]]] = []
         self.lock = threading.Lock()
@@ -155,6 +157,11 @@ class StrictStub:
                         "message": why, "type": "invalid_request_error", "param": None,
                         "code": None}})
                 return self._send(200, stub.completion(body))
+
+            def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+                if self.path.endswith("/models") and stub.models is not None:
+                    return self._send(200, stub.models)
+                return self._send(404, {"error": {"message": "Not found"}})
 
             def _send(self, status: int, payload: dict[str, Any]) -> None:
                 data = json.dumps(payload).encode()

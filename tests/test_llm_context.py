@@ -135,6 +135,21 @@ def test_a_server_that_refuses_the_trimmed_request_too_keeps_the_answer(
     assert "refused the request (HTTP 400: This model's maximum context length" in said[1]
 
 
+def test_a_window_the_server_lists_is_never_exceeded(demo_index: CrmGraphIndex,
+                                                     caplog: Any) -> None:
+    """vLLM states each model's window in ``GET /models`` (``max_model_len``): the probe
+    reads it, and no request is refused."""
+    models = {"object": "list", "data": [{"id": "m", "object": "model",
+                                          "max_model_len": WINDOW}]}
+    with StrictStub(lambda body: ANSWER, context_limit(WINDOW, applies=_is_answer),
+                    models=models) as stub:
+        answer = CrmQueryPipeline(demo_index, llm=make_llm(f"openai:m@{stub.url}"),
+                                  exact=False).run(QUESTION)
+    assert answer.answer == ANSWER and stub.refused == []
+    said = [r.getMessage() for r in caplog.records if r.name == "llama_index_crm.query.engine"]
+    assert len(said) == 1 and "trimmed to its 4,096-token window" in said[0], said
+
+
 def test_refusals_of_servers_are_read() -> None:
     vllm = ("'max_tokens' or 'max_completion_tokens' is too large: 768. This model's "
             "maximum context length is 8192 tokens and your request has 7600 input tokens "

@@ -333,6 +333,7 @@ class CrmQueryPipeline:
         """
         if self.llm_client is None:
             raise ValueError("this pipeline has no LLM: answers come from structured_answer")
+        self.llm_client.ready()  # a server's model list may state the window
         first = self._fitted(plan, nodes, question, history, exact)
         try:
             return self.llm_client.chat(first.messages, max_tokens=ANSWER_MAX_TOKENS)
