@@ -1,7 +1,9 @@
 """Questions at once in one process: throughput with 1, 2, 4 and 8 threads, and memory.
 
 One loaded index, one :class:`CrmQueryPipeline` shared by every thread (what a web server
-or a notebook does). The questions (YCBA's 60 dev questions, each asked alone, or the demo
+or a notebook does); and the most threads asking a :class:`ProcessPipeline` of
+``--processes`` worker processes (each with its own loaded index), which goes past the GIL.
+The questions (YCBA's 60 dev questions, each asked alone, or the demo
 graph's when ``--index`` is the demo) are first answered serially, untimed, to warm the
 caches and to record the serial answers. Then, per thread count, the whole set ``--rounds``
 times through a thread pool: questions per second (wall), the resident memory of the
@@ -100,31 +102,6 @@ class _Sampler:
         self.peak = max(self.peak, _rss_mb())
 
 
-_WORKER: dict[str, Any] = {}
-"""A worker process's pipeline (``--processes``)."""
-
-
-def _start_worker(folder: str, questions: list[str], started: Any) -> None:
-    """Load the index in this worker process and answer every question once, untimed (the
-    caches a serving process has warm); then wait until every worker has done so."""
-    from llama_index_crm.index import CrmGraphIndex
-
-    pipeline = CrmGraphIndex.load(folder).as_query_pipeline()
-    for question in questions:
-        pipeline.run(question)
-    _WORKER["pipeline"] = pipeline
-    started.wait()
-
-
-def _worker_key(question: str) -> list[Any]:
-    return _key(_WORKER["pipeline"].run(question))
-
-
-def _ready(_: int) -> int:
-    time.sleep(0.2)  # long enough for every worker to take one
-    return os.getpid()
-
-
 def questions_for(dataset: str | None) -> list[str]:
     if dataset in DEV and DEV[dataset].is_file():
         rows = [json.loads(line) for line in DEV[dataset].read_text().splitlines() if line]
@@ -142,8 +119,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", default="1,2,4,8")
     parser.add_argument("--rounds", type=int, default=3, help="times the set is asked per run")
     parser.add_argument("--processes", type=int, default=2,
-                        help="also ask the set through this many worker processes, each "
-                        "with the index loaded (0: not)")
+                        help="also ask the set from the most threads through a "
+                        "ProcessPipeline of this many worker processes, each with the index "
+                        "loaded (0: not)")
     parser.add_argument("--max-wait", type=float, default=120.0,
                         help="seconds to wait for a quiet machine before each run")
     parser.add_argument("--output", type=Path, default=RESULTS / "concurrency.json")
@@ -195,8 +173,12 @@ def main(argv: list[str] | None = None) -> int:
 
     processes: dict[str, Any] | None = None
     if args.processes > 0:
-        processes = _process_run(folder, questions, asked, serial, args)
-        print(f"{args.processes} processes: {processes['questions_per_s']:6.2f} questions/s, "
+        most = max(int(t) for t in args.threads.split(","))
+        processes = _process_run(folder, questions, asked, serial, args, most)
+        print(f"{most} threads, {args.processes} processes: "
+              f"{processes['questions_per_s']:6.2f} questions/s, cpu "
+              f"{processes['workers_cpu_s'] / processes['wall_s']:4.2f} cores (workers) + "
+              f"{processes['caller_cpu_s'] / processes['wall_s']:4.2f} (caller), "
               f"{processes['answers_differing_from_serial']} differ from serial "
               f"(load {processes['load_1m']})", flush=True)
 
@@ -220,8 +202,8 @@ def main(argv: list[str] | None = None) -> int:
     speedup = {f"{t}/1": round(by_threads[t] / by_threads[1], 2)
                for t in by_threads if 1 in by_threads and t != 1}
     if processes is not None and 1 in by_threads:
-        speedup[f"{args.processes} processes/1 thread"] = round(
-            processes["questions_per_s"] / by_threads[1], 2)
+        speedup[f"{processes['threads']} threads, {args.processes} processes/1 thread"] = \
+            round(processes["questions_per_s"] / by_threads[1], 2)
     print("speed-up over 1 thread:", speedup)
     result = {"machine": machine_info(), "index": folder.name, "dataset": dataset,
               "questions": len(questions), "rounds": args.rounds,
@@ -240,28 +222,40 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _process_run(folder: Path, questions: list[str], asked: list[str],
-                 serial: list[list[Any]], args: argparse.Namespace) -> dict[str, Any]:
-    """The same questions through ``args.processes`` worker processes (a server's
-    ``--workers``), each with its own loaded and warmed index; timed once all are ready."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+                 serial: list[list[Any]], args: argparse.Namespace,
+                 threads: int) -> dict[str, Any]:
+    """The same questions from ``threads`` threads through a :class:`ProcessPipeline` of
+    ``args.processes`` workers (what a server's thread pool would do), each worker with its
+    own loaded index, warmed by the whole set once; timed once all are ready."""
+    from llama_index_crm.query.processes import ProcessPipeline
 
-    context = multiprocessing.get_context("spawn")
-    started = context.Barrier(args.processes)
-    with ProcessPoolExecutor(args.processes, mp_context=context, initializer=_start_worker,
-                             initargs=(str(folder), questions, started)) as pool:
-        pids = set(pool.map(_ready, range(args.processes * 2)))
-        if len(pids) != args.processes:
-            raise RuntimeError(f"{len(pids)} of {args.processes} worker processes answered")
+    loading = time.perf_counter()
+    with ProcessPipeline(folder, processes=args.processes, warm=questions) as pipeline:
+        ready_s = time.perf_counter() - loading
         quiet = wait_for_quiet(args.max_wait)
-        wall0 = time.perf_counter()
-        keys = list(pool.map(_worker_key, asked))
-        wall = time.perf_counter() - wall0
-        rss = sum(_rss_of(pid) for pid in pids)
+        workers0 = sum(_cpu_of(pid) for pid in pipeline.pids)
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        with _Sampler() as memory, ThreadPoolExecutor(threads) as pool:
+            keys = list(pool.map(lambda q: _key(pipeline.run(q)), asked))
+        wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+        workers_cpu = sum(_cpu_of(pid) for pid in pipeline.pids) - workers0
+        rss = sum(_rss_of(pid) for pid in pipeline.pids)
     differ = sum(k != serial[i % len(questions)] for i, k in enumerate(keys))
-    return {"processes": args.processes, "questions": len(asked), "wall_s": round(wall, 3),
-            "questions_per_s": round(len(asked) / wall, 2),
-            "workers_rss_mb": round(rss), "answers_differing_from_serial": differ, **quiet}
+    return {"processes": args.processes, "threads": threads, "questions": len(asked),
+            "wall_s": round(wall, 3), "questions_per_s": round(len(asked) / wall, 2),
+            "caller_cpu_s": round(cpu, 3), "workers_cpu_s": round(workers_cpu, 3),
+            "start_and_warm_s": round(ready_s, 1), "workers_rss_mb": round(rss),
+            "caller_peak_rss_mb": round(memory.peak),
+            "answers_differing_from_serial": differ, **quiet}
+
+
+def _cpu_of(pid: int) -> float:
+    """CPU seconds (user and system) process ``pid`` has used."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _rss_of(pid: int) -> float:

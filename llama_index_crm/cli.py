@@ -38,6 +38,24 @@ SHOWN_REJECTIONS = 10
 """Rejected statements listed in the build summary (all are in ``rejected.nt``)."""
 
 
+def _tokens(text: str) -> int:
+    """A context window in tokens, at least 64 (argparse type)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 64:
+        raise argparse.ArgumentTypeError(f"expected a number of tokens (at least 64), not "
+                                         f"{text!r}")
+    return value
+
+
+LLM_CONTEXT_HELP = ("the LLM's context window in tokens, prompt and completion (a small "
+                    "model's: 8192 for SmolLM2); the answer's context is fitted to it, the "
+                    "least relevant sources left out. Default: known by name (OpenAI's "
+                    "models), else learned when the server refuses a request for its length")
+
+
 def _seconds(text: str) -> float:
     """A positive number of seconds (argparse type)."""
     try:
@@ -187,10 +205,10 @@ def _pipeline(args: argparse.Namespace) -> Any:
     from llama_index_crm.llms import make_llm
     from llama_index_crm.query.engine import CrmQueryPipeline
 
-    limits = LLMLimits.within(args.llm_timeout)
+    limits = LLMLimits.within(args.llm_timeout, context_window=args.llm_context)
     index = CrmGraphIndex.load(args.index)
-    return CrmQueryPipeline(index, llm=make_llm(args.llm, timeout=limits.timeout_s),
-                            prompts=args.prompts, llm_limits=limits)
+    llm = make_llm(args.llm, timeout=limits.timeout_s, context_window=args.llm_context)
+    return CrmQueryPipeline(index, llm=llm, prompts=args.prompts, llm_limits=limits)
 
 
 class _Notices:
@@ -340,7 +358,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
                            f"{', '.join(indexes)}")
         examples[name] = [line.strip() for line in Path(file).read_text().splitlines()
                           if line.strip()]
-    app = create_app(indexes, llm=make_llm(args.llm), examples=examples,
+    app = create_app(indexes, llm=make_llm(args.llm, context_window=args.llm_context),
+                     examples=examples,
                      cors_origins=args.cors or (), prompts=args.prompts)
     if args.preload:
         for name in indexes:
@@ -464,6 +483,8 @@ def make_parser() -> argparse.ArgumentParser:
                        help="seconds an LLM call may take, retries included (default "
                             f"{DEFAULT_BUDGET_S:g}); an LLM that is down, slower or without "
                             "credentials is said in one line and answered without")
+        p.add_argument("--llm-context", type=_tokens, default=None, metavar="N",
+                       help=LLM_CONTEXT_HELP)
         p.add_argument("--context", action="store_true", help="also print the context")
         p.add_argument("--explain", action="store_true",
                        help="also print the exact plan as an FR path and as SPARQL")
@@ -504,6 +525,8 @@ def make_parser() -> argparse.ArgumentParser:
                        help="openai:MODEL, openai:MODEL@URL or ollama:MODEL (answers then "
                             "stream as server-sent events); default: answer from documents "
                             "and triples")
+    serve.add_argument("--llm-context", type=_tokens, default=None, metavar="N",
+                       help=LLM_CONTEXT_HELP)
     serve.add_argument("--prompts", default=None,
                        help="a TOML file overriding config/prompts/default.toml")
     serve.add_argument("--examples", action="append", metavar="NAME=FILE",

@@ -23,6 +23,11 @@ A server that rejects a form (HTTP 400, 422, 500, 501) gets the next one; the fo
 worked is kept for the next calls. A reply that is not the structure raises
 :class:`StructuredOutputError` (the caller falls back to the rules).
 
+The answer writer's context is fitted to the model's window (:mod:`.llm_window`): the
+window set (``LLMLimits.context_window``, the LLM's own ``context_window``) or known to
+LlamaIndex, or learned from a server's refusal of a request for its length
+(:class:`ContextTooLong`: the caller trims the context and asks once more).
+
 An LLM that cannot be reached, times out or refuses the credentials raises
 :class:`~llama_index_crm.errors.LLMUnavailable` after at most ``budget_s`` seconds (default
 10, retries included), logs one warning, and is not called again for ``cooldown_s``
@@ -51,9 +56,20 @@ from llama_index.core.llms import LLM
 from pydantic import BaseModel, ValidationError
 
 from llama_index_crm.errors import CrmError, LLMUnavailable
+from llama_index_crm.llm_window import (
+    CHARS_PER_TOKEN,
+    ContextRefusal,
+    completion_tokens,
+    known_context_window,
+    message_chars,
+    parse_context_refusal,
+    prompt_chars,
+    served_window,
+)
 
 __all__ = [
     "ANSWER_MAX_TOKENS",
+    "ContextTooLong",
     "fill_prompt",
     "DEFAULT_BUDGET_S",
     "MODES",
@@ -77,6 +93,8 @@ DEFAULT_COOLDOWN_S = 60.0
 RETRY_PAUSE_S = 0.5
 CONNECT_TIMEOUT_S = 2.0
 """Seconds a TCP connection to the LLM's server may take."""
+MODELS_MAX_BYTES = 1 << 20
+"""Bytes of the probe's model list read (a window may be stated there)."""
 PROBE_TIMEOUT_S = 3.0
 """Seconds the server has to answer the probe before the first request (any HTTP reply)."""
 PLAN_MAX_TOKENS = 768
@@ -97,9 +115,23 @@ class StructuredOutputError(CrmError):
     """The LLM answered, but not with the structure asked for."""
 
 
+class ContextTooLong(LLMUnavailable):
+    """The server refused a request for its length; its window is now known to the client
+    (:attr:`LLMClient.context_window`): a shorter request may be sent.
+
+    Attributes:
+        refusal: the window (and the tokens counted) the server stated.
+        status: the HTTP status of the refusal.
+    """
+
+    def __init__(self, message: str, refusal: ContextRefusal, status: int = 400) -> None:
+        super().__init__(message)
+        self.refusal, self.status = refusal, status
+
+
 @dataclass(frozen=True)
 class LLMLimits:
-    """Time and retries of LLM calls.
+    """Time, retries and context of LLM calls.
 
     Attributes:
         timeout_s: seconds one request may take.
@@ -107,21 +139,30 @@ class LLMLimits:
         retries: further attempts after a connection failure, HTTP 429 or 502-504 (a
             request that timed out is not sent again: the server is busy or hung).
         cooldown_s: seconds an LLM that failed is left alone.
+        context_window: the model's window in tokens, prompt and completion (None: the
+            LLM's own setting or LlamaIndex's knowledge of it, else learned from the
+            server's refusal); the answer writer's context is fitted to it.
     """
 
     timeout_s: float = DEFAULT_TIMEOUT_S
     budget_s: float = DEFAULT_BUDGET_S
     retries: int = DEFAULT_RETRIES
     cooldown_s: float = DEFAULT_COOLDOWN_S
+    context_window: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.context_window is not None and self.context_window < 64:
+            raise ValueError(f"an LLM context window must be at least 64 tokens, not "
+                             f"{self.context_window}")
 
     @classmethod
-    def within(cls, seconds: float) -> LLMLimits:
+    def within(cls, seconds: float, context_window: int | None = None) -> LLMLimits:
         """Limits whose calls take at most ``seconds``, retries included; one request may
         take them all (a request that timed out is not sent again, so capping it lower
         would only cut off a slow model: 9 s for SmolLM2's first plan here)."""
         if not seconds > 0:
             raise ValueError(f"an LLM time limit must be positive, not {seconds}")
-        return cls(timeout_s=seconds, budget_s=seconds)
+        return cls(timeout_s=seconds, budget_s=seconds, context_window=context_window)
 
 
 def _is_openai(llm: Any) -> bool:
@@ -188,6 +229,8 @@ class LLMClient:
         self._openai = _is_openai(llm)
         self._client: Any = None
         self._probed = False
+        self._learned_window: int | None = None
+        self._chars_per_token = CHARS_PER_TOKEN
         if self._openai and not (getattr(llm, "api_key", None)):
             self._down_until, self._reason = math.inf, "no API key: set OPENAI_API_KEY"
 
@@ -236,22 +279,75 @@ class LLMClient:
         if reason is not None:
             raise LLMUnavailable(f"LLM {self.where} unavailable: {reason}")
 
-    # -- calls -----------------------------------------------------------------------------
-    def chat(self, messages: Sequence[ChatMessage], *, max_tokens: int = ANSWER_MAX_TOKENS) -> str:
-        """The LLM's reply to ``messages``.
+    # -- the context window ----------------------------------------------------------------
+    @property
+    def context_window(self) -> int | None:
+        """The model's window in tokens: the smallest of the one set, the one LlamaIndex
+        knows and the one the server stated when it refused a request (None: unknown)."""
+        with self._lock:
+            learned = self._learned_window
+        known = [w for w in (self.limits.context_window, learned,
+                             known_context_window(self.llm)) if w]
+        return min(known) if known else None
+
+    def completion_tokens(self, wanted: int = ANSWER_MAX_TOKENS) -> int:
+        """The ``max_tokens`` a call asks: ``wanted``, at most a quarter of the window."""
+        return completion_tokens(self.context_window, wanted)
+
+    def prompt_chars(self, max_tokens: int = ANSWER_MAX_TOKENS, messages: int = 2) -> int | None:
+        """The characters ``messages`` messages may hold beside a completion of
+        ``max_tokens`` (None: the window is unknown, nothing to fit)."""
+        window = self.context_window
+        if window is None:
+            return None
+        with self._lock:
+            ratio = self._chars_per_token
+        return prompt_chars(window, completion_tokens(window, max_tokens), ratio, messages)
+
+    def ready(self) -> None:
+        """Probe the server if not yet done (an OpenAI-compatible one: its model list may
+        state the window); a no-op for other LLMs.
 
         Raises:
-            LLMUnavailable: unreachable, too slow, or no credentials; or the server refused
-                this request (HTTP 400, 422, 500, 501: a context longer than the model's,
-                say); the LLM is left available for the next one.
+            LLMUnavailable: the server is down, hung, or there are no credentials.
         """
         self._check()
+        if self._openai:
+            self._probe()
+
+    def _learn(self, refusal: ContextRefusal, sent: int) -> None:
+        """Keep the window a refusal stated, and the characters a token it measured."""
+        with self._lock:
+            self._learned_window = min(refusal.window, self._learned_window or refusal.window)
+            if refusal.prompt_tokens and sent:
+                # the server's own count of what was sent: its tokenizer on this text
+                self._chars_per_token = max(1.0, min(6.0, sent / refusal.prompt_tokens))
+
+    # -- calls -----------------------------------------------------------------------------
+    def chat(self, messages: Sequence[ChatMessage], *, max_tokens: int = ANSWER_MAX_TOKENS) -> str:
+        """The LLM's reply to ``messages`` (``max_tokens``: at most a quarter of a known
+        window).
+
+        Raises:
+            ContextTooLong: the server refused the request for its length; the window it
+                stated is kept (:attr:`context_window`): fit the context and ask again.
+            LLMUnavailable: unreachable, too slow, or no credentials; or the server refused
+                this request (HTTP 400, 422, 500, 501); the LLM is left available for the
+                next one.
+        """
+        self._check()
+        max_tokens = self.completion_tokens(max_tokens)
         if self._openai:
             try:
                 reply = self._openai_call(messages, max_tokens, {})
             except _Rejected as exc:  # said by the caller, which answers without it
-                raise LLMUnavailable(f"LLM {self.where} refused the request (HTTP "
-                                     f"{exc.status}: {exc.detail[:160]})") from exc
+                said = (f"LLM {self.where} refused the request (HTTP {exc.status}: "
+                        f"{exc.detail[:160]})")
+                refusal = parse_context_refusal(exc.message, exc.body)
+                if refusal is not None:
+                    self._learn(refusal, message_chars(messages))
+                    raise ContextTooLong(said, refusal, exc.status) from exc
+                raise LLMUnavailable(said) from exc
             return str(reply.choices[0].message.content or "").strip()
         return str(self._generic_chat(messages, max_tokens)).strip()
 
@@ -314,9 +410,13 @@ class LLMClient:
         base = str(getattr(llm, "api_base", None) or "https://api.openai.com/v1")
         if _address(base) is not None:
             seconds = min(PROBE_TIMEOUT_S, self.limits.timeout_s)
-            reason = _probe_failure(base.rstrip("/") + "/models", seconds)
+            reason, listing = _probe(base.rstrip("/") + "/models", seconds)
             if reason is not None:
                 raise self._trip(reason)
+            window = served_window(listing, str(getattr(llm, "model", "")))
+            if window is not None:  # vLLM's max_model_len: no request need be refused
+                with self._lock:
+                    self._learned_window = min(window, self._learned_window or window)
         with self._lock:
             self._probed = True
 
@@ -353,7 +453,8 @@ class LLMClient:
                     raise self._trip(f"HTTP 404: no such model or URL ({_detail(exc)})") \
                         from exc
                 if status in REJECTED:
-                    raise _Rejected(status, _detail(exc)) from exc
+                    raise _Rejected(status, _detail(exc), _detail(exc, None),
+                                    getattr(exc, "body", None)) from exc
                 reason, error = f"HTTP {status}: {_detail(exc)}", exc
                 if status not in TRANSIENT:
                     raise self._trip(reason) from exc
@@ -397,42 +498,54 @@ def _address(url: str) -> tuple[str, int] | None:
     return (parts.hostname, port) if parts.hostname and port else None
 
 
-def _probe_failure(url: str, seconds: float) -> str | None:
-    """Why ``url`` gives no HTTP reply within ``seconds`` (None: it replied, any status)."""
+def _probe(url: str, seconds: float) -> tuple[str | None, bytes]:
+    """``(why url gives no HTTP reply within seconds, the reply's body when it is a 200)``
+    (the reason is None when it replied, with any status)."""
     import urllib.error
     import urllib.request
 
     try:
         with urllib.request.urlopen(urllib.request.Request(url, method="GET"),
-                                    timeout=seconds):
-            return None
+                                    timeout=seconds) as reply:
+            try:
+                return None, reply.read(MODELS_MAX_BYTES)
+            except (OSError, ValueError):
+                return None, b""
     except urllib.error.HTTPError:
-        return None  # it answers
-    except urllib.error.URLError as exc:
-        inner = exc.reason
-        if isinstance(inner, TimeoutError):
+        return None, b""  # it answers
+    except Exception as exc:  # noqa: BLE001 - below, the reason
+        return _probe_failure(exc, seconds), b""
+
+
+def _probe_failure(exc: Exception, seconds: float) -> str:
+    """Why the probe got no HTTP reply."""
+    import urllib.error
+
+    if isinstance(exc, urllib.error.URLError):
+        if isinstance(exc.reason, TimeoutError):
             return f"cannot connect within {seconds:.0f} s"
-        return f"cannot connect: {inner}"
-    except TimeoutError:
+        return f"cannot connect: {exc.reason}"
+    if isinstance(exc, TimeoutError):
         return f"no reply within {seconds:.0f} s"
-    except Exception as exc:  # reset, closed, or something listens that is not HTTP
-        return f"no HTTP reply: {str(exc) or type(exc).__name__}"
+    # reset, closed, or something listens that is not HTTP
+    return f"no HTTP reply: {str(exc) or type(exc).__name__}"
 
 
 class _Rejected(Exception):
-    def __init__(self, status: int, detail: str) -> None:
+    def __init__(self, status: int, detail: str, message: str = "", body: Any = None) -> None:
         super().__init__(f"HTTP {status}: {detail}")
         self.status, self.detail = status, detail
+        self.message, self.body = message or detail, body
 
 
-def _detail(exc: Any) -> str:
+def _detail(exc: Any, limit: int | None = 200) -> str:
     body = getattr(exc, "body", None)
     if isinstance(body, dict):
         message = body.get("message") or body.get("error") or body
         if isinstance(message, dict):
             message = message.get("message", message)
-        return str(message)[:200]
-    return str(getattr(exc, "message", exc))[:200]
+        return str(message)[:limit]
+    return str(getattr(exc, "message", exc))[:limit]
 
 
 def _cause(exc: BaseException) -> str:

@@ -78,6 +78,32 @@ def refusal(body: dict[str, Any]) -> str | None:
     return None
 
 
+CHARS_PER_TOKEN = 3.36
+"""Characters a token of the stub's model: SmolLM2's tokenizer on the demo's answer
+context (39,982 characters, 11,909 tokens)."""
+
+
+def context_limit(window: int, chars_per_token: float = CHARS_PER_TOKEN,
+                  applies: Callable[[dict[str, Any]], bool] = lambda body: True,
+                  ) -> Callable[[dict[str, Any]], tuple[int, str] | None]:
+    """A ``reject`` refusing, as llama-cpp-python, vLLM and OpenAI do (HTTP 400, the same
+    words), a request whose messages and ``max_tokens`` exceed ``window`` tokens, its
+    messages counted at ``chars_per_token``."""
+    def reject(body: dict[str, Any]) -> tuple[int, str] | None:
+        if not applies(body):
+            return None
+        messages = round(sum(len(str(m.get("content") or "")) for m in body["messages"])
+                         / chars_per_token) + 8 * len(body["messages"])
+        completion = int(body.get("max_tokens") or 0)
+        if messages + completion <= window:
+            return None
+        return 400, (f"This model's maximum context length is {window} tokens. However, "
+                     f"you requested {messages + completion} tokens ({messages} in the "
+                     f"messages, {completion} in the completion). Please reduce the length "
+                     "of the messages or completion.")
+    return reject
+
+
 Reply = Callable[[dict[str, Any]], "dict[str, Any] | str"]
 """Given an accepted request: the structured object to return, or the text to say."""
 
@@ -92,13 +118,15 @@ class StrictStub:
         reply: the reply to an accepted request.
         reject: extra refusals of this server, ``body -> (status, message) | None`` (a
             server without tools, llama.cpp's HTTP 500 on ``json_schema``).
+        models: the reply to ``GET /models`` (None: HTTP 404).
     """
 
     def __init__(self, reply: Reply,
-                 reject: Callable[[dict[str, Any]], tuple[int, str] | None] | None = None
-                 ) -> None:
+                 reject: Callable[[dict[str, Any]], tuple[int, str] | None] | None = None,
+                 models: dict[str, Any] | None = None) -> None:
         self.reply = reply
         self.reject = reject or (lambda body: None)
+        self.models = models
         self.requests: list[dict[str, Any]] = []
         self.refused: list[tuple[int, str, dict[str, Any]]] = []
         self.lock = threading.Lock()
@@ -129,6 +157,11 @@ class StrictStub:
                         "message": why, "type": "invalid_request_error", "param": None,
                         "code": None}})
                 return self._send(200, stub.completion(body))
+
+            def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+                if self.path.endswith("/models") and stub.models is not None:
+                    return self._send(200, stub.models)
+                return self._send(404, {"error": {"message": "Not found"}})
 
             def _send(self, status: int, payload: dict[str, Any]) -> None:
                 data = json.dumps(payload).encode()

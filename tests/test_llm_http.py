@@ -188,22 +188,23 @@ def test_a_hung_llm_is_told_by_the_probe_and_never_asked(demo_index: CrmGraphInd
 
 def test_an_answer_request_the_server_refuses_keeps_the_answer(
         demo_index: CrmGraphIndex, caplog: Any) -> None:
-    """llama.cpp with a small context refuses the answer writer's request (HTTP 400,
-    context_length_exceeded): the plan it gave is used, the exact answer printed, one line
+    """A server that refuses the answer writer's request (HTTP 400, for no length it
+    states: a context too long for its window is asked again, fitted, in
+    ``test_llm_context.py``): the plan it gave is used, the exact answer printed, one line
     says why, and the LLM stays available."""
-    def too_long(body: dict[str, Any]) -> tuple[int, str] | None:
+    def refused(body: dict[str, Any]) -> tuple[int, str] | None:
         return None if PLANNER in _messages_text(body) else \
-            (400, "This model's maximum context length is 8192 tokens. However, you "
-                  "requested 12677 tokens")
+            (400, "Invalid 'messages[1].content': string too long. Expected a string with "
+                  "maximum length 1048576.")
 
-    with StrictStub(planner_reply, reject=too_long) as stub:
+    with StrictStub(planner_reply, reject=refused) as stub:
         code, printed, err = _cli(["ask", "--index", str(demo_index.folder), "--llm",
                                    f"openai:m@{stub.url}", QUESTION])
     assert code == 0 and EXACT in printed and "(count: 11)" in printed
     assert "Traceback" not in err and "unavailable" not in err  # it is not down
     said = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
-    assert len(said) == 1 and "refused the request (HTTP 400: This model's maximum " \
-        "context length" in said[0], said
+    assert len(said) == 1 and "refused the request (HTTP 400: Invalid 'messages[1]" \
+        in said[0], said
     assert len(stub.requests) == 2 and len(stub.refused) == 1  # plan accepted, answer refused
 
 

@@ -27,11 +27,13 @@ from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 
 from llama_index_crm.errors import LLMUnavailable
 from llama_index_crm.exact.answerer import ExactAnswer, ExactAnswerer, answerer_for
-from llama_index_crm.llm_calls import ANSWER_MAX_TOKENS, LLMClient, LLMLimits
+from llama_index_crm.llm_calls import ANSWER_MAX_TOKENS, ContextTooLong, LLMClient, LLMLimits
+from llama_index_crm.llm_window import message_chars
 from llama_index_crm.postprocessors.factory import graph_postprocessors
 from llama_index_crm.postprocessors.source_paths import PATHS_KEY, SourcePathPostprocessor
 from llama_index_crm.query.analysis import QueryAnalyzer, RuleBasedAnalyzer
 from llama_index_crm.query.answer import EntityInfo, TermLinks, structured_answer
+from llama_index_crm.query.context_budget import Fitted, fit_messages
 from llama_index_crm.query.conversation import dangling_pronoun, inline_topic
 from llama_index_crm.query.llm_context import context_sections
 from llama_index_crm.query.plan import QueryPlan, require_question
@@ -147,9 +149,11 @@ class CrmQueryPipeline:
         prompts: the LLM's prompts: a :class:`PromptSet` or a TOML file overriding
             ``config/prompts/default.toml`` (default: that file).
         exact: run the exact-answer layer first (default); False gives retrieval only.
-        llm_limits: time and retries of each LLM call (default: at most 10 s a call); an
-            LLM that is unreachable, too slow or without credentials is answered without,
-            and said so in :attr:`CrmAnswer.notices`.
+        llm_limits: time, retries and context window of each LLM call (default: at most
+            10 s a call; the window the LLM declares, or the one its server states when it
+            refuses a request for its length); an LLM that is unreachable, too slow or
+            without credentials is answered without, and said so in
+            :attr:`CrmAnswer.notices`.
     """
 
     def __init__(
@@ -269,7 +273,9 @@ class CrmQueryPipeline:
     def llm_messages(self, plan: QueryPlan, nodes: Sequence[NodeWithScore], question: str,
                      history: Sequence[tuple[str, str]] | None = None,
                      exact: str = "") -> list[ChatMessage]:
-        """The system and user messages an LLM answers from (see :class:`PromptSet`).
+        """The system and user messages an LLM answers from (see :class:`PromptSet`),
+        fitted to the LLM's window when it is known (the least relevant documents left
+        out, one warning line; :mod:`~llama_index_crm.query.context_budget`).
 
         Args:
             plan: the question's plan (its type picks the system prompt).
@@ -277,23 +283,65 @@ class CrmQueryPipeline:
             question: the question as asked.
             history: earlier ``(question, answer or top label)`` turns.
             exact: the exact answer and its evidence, put first in the context (the
-                template's ``{exact}`` slot); empty when there is none.
+                template's ``{exact}`` slot); empty when there is none. Never cut.
         """
-        context = self.prompts.render_context(
-            exact=exact, **context_sections(self.index, plan, nodes))
-        return self.prompts.messages(plan, context, question, list(history or ()))
+        return self._fitted(plan, nodes, question, history, exact).messages
+
+    def _fitted(self, plan: QueryPlan, nodes: Sequence[NodeWithScore], question: str,
+                history: Sequence[tuple[str, str]] | None, exact: str,
+                refused: int = 0) -> Fitted:
+        """:meth:`llm_messages` and how they were fitted (``refused``: the status of the
+        server's refusal of a longer request, said in the warning)."""
+        turns = list(history or ())
+
+        def render(kept: Sequence[NodeWithScore]) -> list[ChatMessage]:
+            context = self.prompts.render_context(
+                exact=exact, **context_sections(self.index, plan, kept))
+            return self.prompts.messages(plan, context, question, turns)
+
+        client = self.llm_client
+        budget = None if client is None else client.prompt_chars(ANSWER_MAX_TOKENS)
+        if budget is None:
+            messages = render(nodes)
+            return Fitted(messages, len(nodes), len(nodes), 0, 0)
+        fitted = fit_messages(render, nodes, budget)
+        if fitted.trimmed or not fitted.fits:
+            assert client is not None
+            kept = f"{fitted.kept} of {fitted.total} sources kept" + \
+                (" (the last one cut)" if fitted.cut else "")
+            if not fitted.fits:
+                kept = "no source fits beside the exact answer and the question"
+            window = f"{client.context_window:,}-token window"
+            if refused:
+                logger.warning("LLM %s refused a context too long for its %s (HTTP %d); "
+                               "asked again with %s, %s characters", client.where, window,
+                               refused, kept, f"{fitted.chars:,}")
+            else:
+                logger.warning("context for LLM %s trimmed to its %s: %s, %s characters",
+                               client.where, window, kept, f"{fitted.chars:,}")
+        return fitted
 
     def llm_answer(self, plan: QueryPlan, nodes: Sequence[NodeWithScore], question: str,
                    history: Sequence[tuple[str, str]] | None = None, exact: str = "") -> str:
-        """The LLM's answer from :meth:`llm_messages` (the pipeline must have an LLM).
+        """The LLM's answer from :meth:`llm_messages` (the pipeline must have an LLM). A
+        server that refuses the request for its length states its window: the context is
+        fitted to it and the request sent once more.
 
         Raises:
-            LLMUnavailable: the LLM cannot be reached, timed out, or has no credentials.
+            LLMUnavailable: the LLM cannot be reached, timed out, or has no credentials, or
+                the server refused the request (the shorter one too).
         """
         if self.llm_client is None:
             raise ValueError("this pipeline has no LLM: answers come from structured_answer")
-        return self.llm_client.chat(self.llm_messages(plan, nodes, question, history, exact),
-                                    max_tokens=ANSWER_MAX_TOKENS)
+        self.llm_client.ready()  # a server's model list may state the window
+        first = self._fitted(plan, nodes, question, history, exact)
+        try:
+            return self.llm_client.chat(first.messages, max_tokens=ANSWER_MAX_TOKENS)
+        except ContextTooLong as exc:
+            again = self._fitted(plan, nodes, question, history, exact, refused=exc.status)
+            if message_chars(again.messages) >= message_chars(first.messages):
+                raise  # nothing shorter to send
+            return self.llm_client.chat(again.messages, max_tokens=ANSWER_MAX_TOKENS)
 
     def describe(self, uri: str) -> EntityInfo | None:
         """Label, category, text and types of the document an entity's facts are in."""
