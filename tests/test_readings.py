@@ -205,3 +205,18 @@ def test_which_district_climbs_to_the_district(demo: ExactAnswerer, question: st
     answer = ask(demo, question)
     assert answer.status == "answered", answer.plan_text
     assert "Limassol District" in answer.text and "located in Pelendri" not in answer.text
+
+
+def test_a_name_before_a_counted_noun_is_still_a_name() -> None:
+    # "how many kandinsky works": the noun counted is "works", and "kandinsky" a maker
+    check = AbsenceCheck(None)
+    assert check.name_shaped("kandinsky", "how many kandinsky works are there")
+    assert not check.name_shaped("peices", "how many peices are there")
+
+
+def test_the_director_of_an_inline_topic_is_its_director_role(
+        exhibitions: ExactAnswerer) -> None:
+    # the exhibition is carried out by a gallery; its director role names Karl Lenz
+    answer = exhibitions.answer("Prints Today: who was in charge as director?")
+    assert answer.status == "answered", answer.plan_text
+    assert [i["label"] for i in answer.items] == ["Karl Lenz"]

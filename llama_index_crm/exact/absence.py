@@ -479,9 +479,17 @@ COUNTED = (("how", "many"), ("number", "of"), ("count", "of"), ("total", "of"))
 """Words before the noun a question counts."""
 
 
+COUNTED_THEN = frozenset({"", "by", "in", "of", "are", "is", "were", "was", "from", "there",
+                          "made", "did", "does", "do", "have", "has", "on", "at", "with",
+                          "for", "held", "shown", "created", "painted"})
+"""Words after a counted noun ("how many peices by X"); another noun after it makes it a
+modifier ("how many kandinsky works": a name)."""
+
+
 def _counted_noun(keys: Sequence[str], start: int) -> bool:
     """Whether ``keys[start]`` is the noun a count asks for ("how many peices")."""
-    return start >= 2 and tuple(keys[start - 2:start]) in COUNTED
+    after = keys[start + 1] if start + 1 < len(keys) else ""
+    return start >= 2 and tuple(keys[start - 2:start]) in COUNTED and after in COUNTED_THEN
 
 
 def before_cue(keys: Sequence[str], start: int) -> str | None:

@@ -521,6 +521,8 @@ class Executor(Ranking):
         if not self.graph_types(word, actors=True):
             return members
         self._load_type_text(n for n in members if n not in self._type_labels)
+        if not any(self._typed(n, [word]) for n in members):
+            return members  # none of them is typed so: the noun is the question's word only
         return {n: ev for n, ev in members.items()
                 if not self._type_labels.get(n) or self._typed(n, [word])}
 

@@ -48,6 +48,10 @@ from llama_index_crm.storage.names import fold_name
 
 __all__ = ["LinkParts"]
 
+CARRIED_OUT = "carried-out-by"
+"""The relation of an event to whoever carried it out (P14): a role the graph records
+names the actors more narrowly."""
+
 
 class LinkParts(BuilderState):
     """The builder's part that links names and relation words: anchors, chains of relations
@@ -407,10 +411,13 @@ class LinkParts(BuilderState):
         """"the artists featured in E": not everyone taking part, those in the role the
         noun names, when the graph records such a role."""
         noun = singularise(actor.noun or "")
-        if relation.id != ROLE_RELATION or not noun or actor.anchor is not None:
+        if relation.id not in {ROLE_RELATION, CARRIED_OUT} or not noun or \
+                actor.anchor is not None:
             return relation
+        # "who was the director" of an event that records a director: that role, not
+        # whoever carried the event out (the museum)
         return next((r for r in self.p.relations_for(noun) if r.via_labels and noun in r.nouns
-                     and r.fr == relation.fr), relation)
+                     and (r.fr == relation.fr or relation.id == CARRIED_OUT)), relation)
 
     def _relation_between(self, left: Slot, right: Slot,
                           cue: Sequence[str]) -> tuple[Relation, bool] | None:
@@ -548,6 +555,8 @@ class LinkParts(BuilderState):
         if not isinstance(anchor, Anchor):
             return None
         for relation in self._defaults(current.category, kind):
+            if current.category == "Actor":  # "the director" of an event: its director role
+                relation = self._role_named(relation, current)
             inverse = not fits(relation.domain, current.category)
             candidate = Candidate(anchor.node, anchor.label, anchor.category, 1.0, anchor.how)
             if self.p.trial is None or self.p.trial(relation.id, current.category, inverse,
