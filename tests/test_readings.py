@@ -220,3 +220,9 @@ def test_the_director_of_an_inline_topic_is_its_director_role(
     answer = exhibitions.answer("Prints Today: who was in charge as director?")
     assert answer.status == "answered", answer.plan_text
     assert [i["label"] for i in answer.items] == ["Karl Lenz"]
+
+
+def test_which_kind_of_place_the_graph_never_types_gives_the_place_recorded(
+        exhibitions: ExactAnswerer) -> None:
+    # no place of this graph is typed "country": the birthplace is said as recorded
+    assert not exhibitions.executor.graph_types("country")

@@ -451,6 +451,9 @@ class ExactAnswerer:
         if result is None or within is None:
             return answer
         kind = singularise(noun)
+        if not self.executor.graph_types(kind):  # no place is typed a "country": not checked
+            return replace(answer, text=f"{answer.text} (the graph types no place as a "
+                                        f"{kind}: the place recorded is given)")
         found = False
         for item in result.items:
             kept: list[Value] = []
