@@ -222,7 +222,7 @@ def test_the_director_of_an_inline_topic_is_its_director_role(
     assert [i["label"] for i in answer.items] == ["Karl Lenz"]
 
 
-def test_which_kind_of_place_the_graph_never_types_gives_the_place_recorded(
-        exhibitions: ExactAnswerer) -> None:
-    # no place of this graph is typed "country": the birthplace is said as recorded
-    assert not exhibitions.executor.graph_types("country")
+def test_which_kind_of_place_climbs_as_far_as_the_kind_asked(demo: ExactAnswerer) -> None:
+    # Panagia tou Araka lies in Lagoudera, in the Pitsilia region, in Cyprus
+    assert "located in Cyprus" in ask(demo, "which country is the Panagia tou Araka in").text
+    assert "located in Pitsilia" in ask(demo, "which region is the Panagia tou Araka in").text
