@@ -226,3 +226,20 @@ def test_which_kind_of_place_climbs_as_far_as_the_kind_asked(demo: ExactAnswerer
     # Panagia tou Araka lies in Lagoudera, in the Pitsilia region, in Cyprus
     assert "located in Cyprus" in ask(demo, "which country is the Panagia tou Araka in").text
     assert "located in Pitsilia" in ask(demo, "which region is the Panagia tou Araka in").text
+
+
+def test_a_month_and_year_filter_dates_to_the_month(exhibitions: ExactAnswerer) -> None:
+    import pyoxigraph as ox
+
+    answer = exhibitions.answer("which exhibitions opened in October 1951")
+    assert answer.status == "answered", answer.plan_text
+    assert [i["label"] for i in answer.items] == ["Prints Today"]
+    assert "October 1951" in answer.text
+    # the query a user can run gives the same set
+    store = ox.Store()
+    store.bulk_load(path=str(Path(__file__).parent / "data" / "exhibitions.ttl"),
+                    format=ox.RdfFormat.TURTLE)
+    rows = store.query(answer.sparql)
+    assert {str(row["v0"].value) for row in rows} == {i["uri"] for i in answer.items}
+    other = exhibitions.answer("which exhibitions opened in November 1951")
+    assert not other.items

@@ -369,9 +369,17 @@ class Executor(Ranking):
         if spans is not None:
             for start, span in zip(spans.start.tolist(), spans.node.tolist(), strict=True):
                 years = self.values.span_years(int(span))
-                if years is not None and within(years, (low, high)):
+                if years is not None and within(years, (low, high)) and (
+                        condition.months is None or self._in_months(int(span), condition)):
                     ok.add(int(events[start]))
         return [r for r, nodes in zip(rows, inner, strict=True) if nodes & ok]
+
+    def _in_months(self, node: int, condition: ValueFilter) -> bool:
+        """Whether a date begins in the months of ``condition`` ("in March 1938")."""
+        assert condition.months is not None and condition.years is not None
+        found = self.values.begin_month(node)
+        return found is not None and condition.years[0] <= found[0] <= condition.years[1] \
+            and condition.months[0] <= found[1] <= condition.months[1]
 
     def _hinted(self, walk: Walk, hints: Sequence[str]) -> list[int]:
         """Rows of a walk, only those through an event typed with a hint word when any is."""
@@ -606,6 +614,8 @@ class Executor(Ranking):
                 if span is not None and relation.domain == "Event":
                     span = (span[0], span[0])  # an exhibition of 1941 is one opened in 1941
                 if span is None or not within(span, condition.years):
+                    continue
+                if condition.months is not None and not self._in_months(value, condition):
                     continue
             if wanted is not None and not match(self._folded_text(value), wanted):
                 continue

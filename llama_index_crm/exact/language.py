@@ -215,7 +215,8 @@ class Lexicon:
 
 VERB_FORMS = frozenset({
     "founded", "built", "painted", "made", "drew", "sculpted", "photographed", "engraved",
-    "sponsored", "commissioned", "designed", "acquired", "bought", "depicted", "born", "died"})
+    "sponsored", "commissioned", "designed", "acquired", "bought", "depicted", "born", "died",
+    "opened", "closed", "shown", "exhibited", "directed", "organised", "organized"})
 """English verbs a lexicon translates to (a German participle ends its clause)."""
 
 

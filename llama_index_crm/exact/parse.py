@@ -231,8 +231,8 @@ class RulePlanner:
                 else:
                     kept.append(el)
             elements = kept
-            time = (ValueFilter("creation-date", found.years, decade_guess=found.guess),
-                    found.guess)
+            time = (ValueFilter("creation-date", found.years, decade_guess=found.guess,
+                                months=found.months), found.guess)
         return self._runs(elements), time
 
     def _asks_about_nothing(self, elements: Sequence[Element]) -> bool:

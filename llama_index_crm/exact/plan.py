@@ -98,6 +98,8 @@ class ValueFilter:
         hints: words of event types one of which the dated event must carry, when any
             event on the way carries one ("painted in the 14th century": the painting
             campaign, not the construction).
+        months: inclusive months of the one year of ``years`` the date must begin in
+            ("opened in March 1938").
     """
 
     relation: str
@@ -107,6 +109,7 @@ class ValueFilter:
     through: str | None = None
     forms: bool = False
     hints: tuple[str, ...] = ()
+    months: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -72,6 +72,10 @@ def _join(names: Sequence[str]) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
+MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August",
+               "September", "October", "November", "December")
+
+
 def _years(years: tuple[int, int] | None) -> str:
     if years is None:
         return "an unknown date"
@@ -144,6 +148,9 @@ def constraint_phrase(var: Variable, plan: ExactPlan) -> str:
 
 def _filter_phrase(condition: ValueFilter) -> str:
     verb = DATE_VERBS.get(condition.relation, condition.relation.replace("-", " "))
+    if condition.years is not None and condition.months is not None:
+        months = "–".join(dict.fromkeys(MONTH_NAMES[m - 1] for m in condition.months))
+        return f"{verb} in {months} {_years(condition.years)}"
     if condition.years is not None:
         years = _years(condition.years)
         preposition = "" if years.startswith(("before", "after")) else (

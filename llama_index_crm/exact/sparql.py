@@ -30,6 +30,10 @@ __all__ = ["plan_sparql", "relation_path"]
 
 YEAR_EXPR = 'xsd:integer(REPLACE(STR({}), "^[^0-9-]*(-?[0-9]{{4}}).*$", "$1"))'
 TEXT_PREDICATES = (RDF_VALUE, RDFS + "label")
+DATE_PROPERTIES = frozenset({"P82a_begin_of_the_begin", "P82b_end_of_the_end",
+                             "P81a_end_of_the_begin", "P81b_begin_of_the_end",
+                             "P82_at_some_time_within"})
+"""Properties whose object is a date: a relation ending in one gives the date itself."""
 
 
 def _iri(term: str) -> str:
@@ -196,12 +200,22 @@ class _Query:
             begin_forms, _ = self.x.engine.predicate_forms("P82a_begin_of_the_begin")
             end_forms, _ = self.x.engine.predicate_forms("P82b_end_of_the_end")
             b, e = self.fresh("begin"), self.fresh("end")
-            self.lines.append(f"{end} {_alt(begin_forms)} {b}r .")
-            self.lines.append(f"OPTIONAL {{ {end} {_alt(end_forms)} {e}r }}")
-            self.lines.append(f"BIND({YEAR_EXPR.format(b + 'r')} AS {b})")
-            self.lines.append(f"BIND(COALESCE({YEAR_EXPR.format(e + 'r')}, {b}) AS {e})")
+            last = relation.paths[0][-1] if relation.paths else None
+            if last is not None and last.property in DATE_PROPERTIES:  # the date itself
+                self.lines.append(f"BIND({end} AS {b}r)")
+                self.lines.append(f"BIND({YEAR_EXPR.format(b + 'r')} AS {b})")
+                self.lines.append(f"BIND({b} AS {e})")
+            else:
+                self.lines.append(f"{end} {_alt(begin_forms)} {b}r .")
+                self.lines.append(f"OPTIONAL {{ {end} {_alt(end_forms)} {e}r }}")
+                self.lines.append(f"BIND({YEAR_EXPR.format(b + 'r')} AS {b})")
+                self.lines.append(f"BIND(COALESCE({YEAR_EXPR.format(e + 'r')}, {b}) AS {e})")
             low, high = condition.years
             self.lines.append(f"FILTER({b} >= {low} && {e} <= {high})")
+            if condition.months is not None and low == high:  # "in March 1938"
+                months = "|".join(f"{m:02d}" for m in range(condition.months[0],
+                                                               condition.months[1] + 1))
+                self.lines.append(f'FILTER(REGEX(STR({b}r), "^{low}-({months})"))')
         if condition.contains:
             text = self.fresh("text")
             forms = [*TEXT_PREDICATES, *self.x.engine.predicate_forms(

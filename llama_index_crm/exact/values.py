@@ -37,6 +37,7 @@ TEXT_PREDICATES = (RDF_VALUE, RDFS + "label", SKOS + "prefLabel")
 TEXT_PROPERTIES = ("P190_has_symbolic_content", "P3_has_note")
 _YEAR_RE = re.compile(r"(?<!\d)(-?)(\d{4})(?!\d)")
 _LABEL_YEAR_RE = re.compile(r"(?<!\d)(\d{3,4})(?!\d)")
+_MONTH_RE = re.compile(r"(?<!\d)(\d{4})-(0[1-9]|1[0-2])(?:-|$|T)")
 
 
 def year_of(text: str) -> int | None:
@@ -106,6 +107,24 @@ class GraphValues:
         missing = (end == NO_YEAR) & (begin != NO_YEAR)
         end[missing] = begin[missing]
         return begin, end
+
+    def begin_month(self, node: int) -> tuple[int, int] | None:
+        """(year, month) a time-span (or a date literal) begins in, when its date gives the
+        month ("1938-03-02T00:00:00")."""
+        store = self.store
+        if store.is_literal[node]:
+            texts = [_literal_text(store.term(node))]
+        else:
+            start, end = int(store.out_offsets[node]), int(store.out_offsets[node + 1])
+            begins = self._predicates(BEGIN_PROPERTIES[:1])
+            texts = [_literal_text(store.term(int(store.o_ids[k]))) for k in range(start, end)
+                     if int(store.p_ids[k]) in begins.tolist()
+                     and store.is_literal[int(store.o_ids[k])]]
+        for text in texts:
+            match = _MONTH_RE.search(text)
+            if match:
+                return int(match.group(1)), int(match.group(2))
+        return None
 
     def span_years(self, node: int) -> tuple[int, int] | None:
         """The (begin, end) years of a time-span, from its properties or else its label."""

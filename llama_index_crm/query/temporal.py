@@ -50,6 +50,13 @@ _SINGLE_RE = re.compile(
     + _YEAR + r"(?!\w|['’]s|[.,/-]\d)")
 
 
+_MONTHS = {name: i + 1 for i, name in enumerate((
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december"))}
+_MONTH_RE = re.compile(r"\b(" + "|".join(_MONTHS) + r"|(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|"
+                       r"nov|dec)\.?)(?:\s+of)?,?\s+" + _YEAR + r"(?!\w|['’]s)")
+
+
 class TimeMatch(NamedTuple):
     """A time expression found in a text.
 
@@ -58,23 +65,32 @@ class TimeMatch(NamedTuple):
         start / end: where the expression is in the text.
         guess: a decade named without its century ("the eighties", "the '80s"): ``years``
             are in :data:`DEFAULT_CENTURY`, and another century may be meant.
+        months: inclusive months (1–12) of the one year of ``years`` ("March 1938").
     """
 
     years: tuple[int, int]
     start: int
     end: int
     guess: bool = False
+    months: tuple[int, int] | None = None
+
+
+def _month(word: str) -> int:
+    word = word.rstrip(".")
+    return next(n for name, n in _MONTHS.items() if name.startswith(word[:3]))
 
 
 def find_time_range(text: str) -> TimeMatch | None:
     """The first time expression of ``text`` and where it is (see :func:`parse_time_range`).
 
     >>> find_time_range("works of the eighties")
-    TimeMatch(years=(1980, 1989), start=9, end=21, guess=True)
+    TimeMatch(years=(1980, 1989), start=9, end=21, guess=True, months=None)
     >>> find_time_range("made in the '90s").years, find_time_range("in 1765").start
     ((1990, 1999), 3)
     >>> find_time_range("from the seventeen-nineties")
-    TimeMatch(years=(1790, 1799), start=9, end=27, guess=False)
+    TimeMatch(years=(1790, 1799), start=9, end=27, guess=False, months=None)
+    >>> find_time_range("opened in March 1938").months, find_time_range("in oct. 1933").years
+    ((3, 3), (1933, 1933))
     """
     lowered = text.lower()
     span = _SPAN_RE.search(lowered)
@@ -96,6 +112,10 @@ def find_time_range(text: str) -> TimeMatch | None:
         start = int(match.group(1))
         found.append(TimeMatch((start, start + _decade_width(start)), match.start(),
                                match.end()))
+    for match in _MONTH_RE.finditer(lowered):  # "in March 1938": that month
+        year, month = int(match.group(2)), _month(match.group(1))
+        found.append(TimeMatch((year, year), match.start(), match.end(),
+                               months=(month, month)))
     for match in _SINGLE_RE.finditer(lowered):
         found.append(TimeMatch(_single_year(int(match.group(2)), match.group(1)),
                                match.start(), match.end()))
