@@ -240,6 +240,7 @@ def test_a_month_and_year_filter_dates_to_the_month(exhibitions: ExactAnswerer) 
     store.bulk_load(path=str(Path(__file__).parent / "data" / "exhibitions.ttl"),
                     format=ox.RdfFormat.TURTLE)
     rows = store.query(answer.sparql)
+    assert isinstance(rows, ox.QuerySolutions)
     assert {str(row["v0"].value) for row in rows} == {i["uri"] for i in answer.items}
     other = exhibitions.answer("which exhibitions opened in November 1951")
     assert not other.items
