@@ -244,3 +244,18 @@ def test_a_month_and_year_filter_dates_to_the_month(exhibitions: ExactAnswerer) 
     assert {str(row["v0"].value) for row in rows} == {i["uri"] for i in answer.items}
     other = exhibitions.answer("which exhibitions opened in November 1951")
     assert not other.items
+
+
+def test_a_name_of_the_graph_is_never_replaced_by_a_relation_word(
+        exhibitions: ExactAnswerer) -> None:
+    # a name the graph holds as another kind than a reading expected: the readings tried
+    # keep it (none drops it, none reads it as a verb by meaning: "Ten European Artists" had
+    # become "shown", and every director's exhibitions were listed)
+    from llama_index_crm.exact.linking import Candidate, Missing
+
+    event = Candidate("http://example.org/e3", "Prints Today", "Event", 1.0, "exact")
+    question = "who has directed the exhibition Prints Today?"
+    answer = exhibitions._missing(question, [Missing("Prints Today", ("Actor",), (),
+                                                     (event,))], "en")
+    assert answer.status == "retrieval_only"
+    assert all("Prints Today" in text for text, _ in answer.readings), answer.readings

@@ -609,7 +609,9 @@ class ExactAnswerer:
                 if proof.close and fold_name(proof.close) != fold_name(proof.text):
                     text = replace_words(question, proof.text, proof.close)
                     readings.append((text, f"reading “{proof.text}” as {proof.close}"))
-            ordinary = [p.text for p in unproven if p.close is None]
+            # words that are no name (a name of the graph, of another kind than the reading
+            # expected, is never replaced by a relation word or dropped)
+            ordinary = [p.text for p in unproven if p.close is None and not p.named]
             for words in ordinary:  # a slip of a class noun ("how many peices by X")
                 near = self._respelt(fold_name(words))
                 if near is not None:
