@@ -229,7 +229,7 @@ MUTANTS: tuple[Mutant, ...] = (
            "        if False:\n", ("tests/test_readings.py",),
            "exact: 'the graph records no dimensions' where an untyped statement gives them"),
     Mutant("exact-materials-stated-absent", ANSWERER,
-           "        if len(proofs) == 1 and _typed_lower(question, proofs[0].text):\n",
+           "        if len(proofs) == 1 and typed_lower(question, proofs[0].text):\n",
            "        if False:\n", ("tests/test_readings.py",),
            "exact: 'how many works are made of canvas', stated only in a medium statement, "
            "is not answered"),

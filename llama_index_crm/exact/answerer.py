@@ -23,21 +23,23 @@ import re
 import threading
 import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from llama_index.core.llms import LLM
 
 from llama_index_crm.errors import LLMUnavailable
 from llama_index_crm.exact.absence import AbsenceCheck, EmptyCheck, Proof, replace_words
-from llama_index_crm.exact.execute import TITLE_RELATION, ExactResult, Executor, Value
+from llama_index_crm.exact.execute import TITLE_RELATION, ExactResult, Executor
 from llama_index_crm.exact.language import Lexicon, Lexicons
 from llama_index_crm.exact.linking import Candidate, Missing, NameIndex, Unresolved
 from llama_index_crm.exact.llm_planner import LLMPlanner
+from llama_index_crm.exact.outcome import ExactAnswer, Status
 from llama_index_crm.exact.parse import Parsed, RulePlanner
-from llama_index_crm.exact.parse_words import CLASS_NOUNS, DETERMINERS
+from llama_index_crm.exact.parse_words import CLASS_NOUNS
 from llama_index_crm.exact.plan import Anchor, ExactPlan, ValueFilter, Variable
+from llama_index_crm.exact.readings import WHICH_PLACE, Readings, typed_lower
 from llama_index_crm.exact.relations import RelationLexicon
 from llama_index_crm.exact.render import describe_plan, evidence_lines, render
 from llama_index_crm.exact.roles import ROLE_RELATION, role_relations, with_roles
@@ -45,7 +47,6 @@ from llama_index_crm.exact.similar import RelationSimilarity
 from llama_index_crm.exact.sparql import plan_sparql
 from llama_index_crm.exact.understanding import Understanding, covered, institution_words
 from llama_index_crm.llm_calls import LLMClient
-from llama_index_crm.query.lexicon import singularise
 from llama_index_crm.storage.names import fold_name
 
 if TYPE_CHECKING:
@@ -55,13 +56,7 @@ __all__ = ["ExactAnswer", "ExactAnswerer", "Status", "answerer_for"]
 
 logger = logging.getLogger(__name__)
 
-Status = Literal["answered", "not_found", "ambiguous", "retrieval_only"]
 _BY_MAKER = re.compile(r"\bby\s+([^?!.,;]+)", re.IGNORECASE)
-_RELATIVE = re.compile(r"\b([A-Za-z]+)\s+(who|that)\s+([A-Za-z]+)\s+", re.IGNORECASE)
-"""A noun, "who" or "that", and a verb: a relative clause ("the artist who made …")."""
-_PASSIVE = re.compile(r"^(?P<x>.+?)[\s:,\-—]+(?:(?:was|were|is|are)\s+)?(?P<verb>\w+)\s+by\s*\??$",
-                      re.IGNORECASE)
-"""The words after "by" in a question: a maker's name, perhaps followed by more."""
 MAX_HISTORY = 3
 """Earlier turns searched for what a pronoun points back to."""
 MAX_FOCUS = 3
@@ -75,57 +70,7 @@ CATEGORY_NOUNS = {"Actor": "artist or other actor", "Thing": "work or object",
                   "Place": "place", "Event": "event", "Concept": "term"}
 
 
-@dataclass(slots=True)
-class ExactAnswer:
-    """One question answered from the graph, or why it could not be.
-
-    Attributes:
-        status: see the module table.
-        text: the sentence a person reads.
-        count: the number of members (count questions; 0 for an absent name).
-        items: members with their values and evidence (up to :data:`MAX_ITEMS`).
-        total: members in the complete set.
-        plan: the executed plan.
-        plan_text: the plan as a readable FR path.
-        sparql: the equivalent SPARQL query (run it on your endpoint).
-        evidence: witness paths of the first members.
-        candidates: the candidates of an ambiguous name.
-        missing: names that link to nothing.
-        understanding: which word of the question went where (``--explain``).
-        language: the question's language (``en``, ``fr``, ``el``…).
-        readings: other readings of the question worth trying, with how they read it
-            ("reading “Nikosia” as nicosia").
-    """
-
-    status: Status
-    text: str
-    count: int | None = None
-    items: list[dict[str, Any]] = field(default_factory=list)
-    total: int = 0
-    plan: ExactPlan | None = None
-    plan_text: str = ""
-    sparql: str = ""
-    evidence: list[str] = field(default_factory=list)
-    candidates: list[Candidate] = field(default_factory=list)
-    missing: list[Missing] = field(default_factory=list)
-    result: ExactResult | None = None
-    understanding: Understanding | None = None
-    language: str = "en"
-    readings: list[tuple[str, str]] = field(default_factory=list)
-
-    def context_block(self) -> str:
-        """The exact result as the first block of an LLM's context."""
-        if self.status == "retrieval_only":
-            return ""
-        lines = [f"{self.text} [{self.status}]"]
-        if self.plan_text:
-            lines.append("How it was computed:\n" + self.plan_text)
-        if self.evidence:
-            lines.append("Evidence:\n" + "\n".join(f"- {e}" for e in self.evidence))
-        return "\n".join(lines)
-
-
-class ExactAnswerer:
+class ExactAnswerer(Readings):
     """Answers questions exactly over one loaded index.
 
     Args:
@@ -235,7 +180,7 @@ class ExactAnswerer:
                                                    and other.plan.operation == "value"):
                     which = next((n for n in (note, more) if n.startswith("reading “which")),
                                  None)
-                    kind = _WHICH_PLACE.match(text if which == more else asked)
+                    kind = WHICH_PLACE.match(text if which == more else asked)
                     if which is not None and kind is not None:
                         # "which district is X in": the place it lies in, climbed to a
                         # district; no place of that kind on the way: no answer
@@ -340,212 +285,6 @@ class ExactAnswerer:
             answer = replace(answer, text=f"{answer.text} ({'; '.join(settled)})")
         return replace(answer, understanding=understanding, language=language)
 
-    def _misspelt_nouns(self, asked: str, first: ExactAnswer) -> list[tuple[str, str]]:
-        """Readings with a word the plan left unexplained spelt as the class or type noun
-        one edit away ("how many exhibitons" → "exhibitions"); long words only."""
-        if first.understanding is None:
-            return []
-        out = []
-        for word in first.understanding.unexplained:
-            near = self._respelt(word)
-            if near is not None:
-                text = re.sub(rf"\b{re.escape(word)}\b", near, asked, count=1,
-                              flags=re.IGNORECASE)
-                out.append((text, f"reading “{word}” as “{near}”"))
-        return out
-
-    def _stated(self, question: str, word: str, language: str) -> ExactAnswer | None:
-        """A word for what works are made of, read as the works whose materials or medium
-        statement say it: the question without the word (and the words cueing it: "made
-        of", "with medium"; a counted noun becomes "works"), its works filtered."""
-        tokens = Lexicon.tokens(question, False)
-        keys = [fold_name(t) for t in tokens]
-        at = next((i for i, k in enumerate(keys) if k == fold_name(word)), None)
-        if at is None:
-            return None
-        counted = at >= 2 and keys[at - 2:at] in (["how", "many"], ["number", "of"])
-        start = at
-        while not counted and start > 0 and keys[start - 1] in MATERIAL_CUES:
-            start -= 1
-        rest = tokens[:start] + (["works"] if counted else []) + tokens[at + 1:]
-        text = re.sub(r"\s+([?!.,;:])", r"\1", " ".join(rest))
-        found = self._filtered(text, "Thing", word, ("made-of", "medium-statement"), language,
-                               forms=True)
-        return found
-
-    def _filtered(self, text: str, category: str, word: str, relations: Sequence[str],
-                  language: str, forms: bool = False) -> ExactAnswer | None:
-        """``text`` planned, its first variable (of ``category``) kept where one of
-        ``relations`` gives a value that says ``word``; None when no reading finds any."""
-        first = self._read(text, (), None, language)
-        plan = first.plan
-        if first.status != "answered" or plan is None or \
-                plan.variables[0].category != category or plan.variables[0].anchor is not None:
-            return None
-        for relation in relations:
-            if relation not in self.lexicon or not self.executor.relation_present(relation):
-                continue
-            var = plan.variables[0]
-            condition = ValueFilter(relation, contains=fold_name(word), forms=forms)
-            trial = replace(plan, variables=(replace(var, filters=(*var.filters, condition)),
-                                             *plan.variables[1:]))
-            answer = self.execute(trial)
-            if answer.status == "answered" and answer.total:
-                note = (f"reading “{word}” as what the {self.lexicon[relation].label} of each "
-                        f"says")
-                return replace(answer, text=f"{answer.text} ({note})", language=language,
-                               understanding=first.understanding)
-        return None
-
-    def _described(self, question: str, word: str, language: str) -> ExactAnswer | None:
-        """"Which Mexican artist …", where no node is named so: the question without the
-        word, its actors kept when their nationality (or, where the graph states it only in
-        words, their biography) says it; None when the reading finds none."""
-        text = " ".join(re.sub(rf"\b{re.escape(word)}\b", " ", question, count=1).split())
-        return self._filtered(text, "Actor", word, ("nationality", "biography"), language)
-
-    def _respelt(self, word: str) -> str | None:
-        """The one class or type noun ``word`` is a slip of (an edit or a swap away:
-        "exhibitons", "peices"), for long words."""
-        from rapidfuzz.distance import OSA
-
-        if len(word) < MIN_MISSPELT or word in self.planner.nouns:
-            return None
-        near = [n for n in self.planner.nouns
-                if abs(len(n) - len(word)) <= 1 and OSA.distance(n, word) == 1]
-        return near[0] if len(near) == 1 else None
-
-    @staticmethod
-    def _passives(asked: str) -> list[tuple[str, str]]:
-        """A question asked as a passive with its agent left open ("Mowgli in the Jungle
-        was painted by?", "the book worm: made by?") read as "who painted …"."""
-        match = _PASSIVE.match(asked.strip())
-        if match is None:
-            return []
-        return [(f"who {match.group('verb')} {match.group('x').strip(' :,-—')}", "")]
-
-    def _place_questions(self, asked: str) -> list[tuple[str, str]]:
-        """Readings that ask "where" for a question asking which place ("which country was
-        the maker of T born in", "in which city did X die"), and that put a place for a
-        place adjective before "-born" ("Hungarian-born artists": artists born in Hungary,
-        the graph's place whose name the adjective begins like)."""
-        out = []
-        match = _WHICH_PLACE.match(asked)
-        if match and self.planner.noun_category(fold_name(match.group("noun"))) == "Place":
-            out.append((f"where {match.group('rest').strip()}?",
-                        f"reading “which {match.group('noun')}” as where"))
-        for born in _BORN_COMPOUND.finditer(asked):
-            place = self._place_like(fold_name(born.group("adj")))
-            if place is not None:
-                text = (asked[:born.start()] + f"{born.group('noun')} born in {place}"
-                        + asked[born.end():])
-                out.append((text, f"reading “{born.group('adj')}-born” as born in {place}"))
-        return out
-
-    def _of_kind(self, answer: ExactAnswer, noun: str) -> ExactAnswer:
-        """A "where" answer with each place replaced by the place it falls within that the
-        graph calls a ``noun`` (by its name or its type: "Limassol District" for a village
-        of it); retrieval when no place on the way is one."""
-        result = answer.result
-        within = self.lexicon.get("place-within")
-        if result is None or within is None:
-            return answer
-        kind = singularise(noun)
-        if not self.executor.graph_types(kind):  # no place is typed a "country": not checked
-            return replace(answer, text=f"{answer.text} (the graph types no place as a "
-                                        f"{kind}: the place recorded is given)")
-        found = False
-        for item in result.items:
-            kept: list[Value] = []
-            for value in item.values:
-                node = self.executor.node_id(value.node) if value.node else None
-                if node is None:
-                    continue
-                walk = self.executor.walker.walk(within, np.asarray([node], dtype=np.int64))
-                for at in [node, *walk.node.tolist()]:
-                    labels = self.executor.walker.node_labels(int(at))
-                    if any(kind in label.split() for label in labels):
-                        kept.append(replace(value, text=self.executor.label(int(at)),
-                                            node=self.executor.uri(int(at))))
-                        break
-            found |= bool(kept)
-            item.values = kept
-        if not found:
-            return ExactAnswer("retrieval_only", "", plan=answer.plan,
-                               plan_text=f"no place on the way is a {kind}: answered from "
-                               f"retrieval", language=answer.language)
-        return replace(answer, text=render(result, self.executor), result=result)
-
-    def _place_like(self, adjective: str) -> str | None:
-        """The one place of the graph whose name shares the adjective's first letters
-        (all but its ending: "hungar|ian", "scot|tish", "canad|ian")."""
-        stem = adjective[:max(MIN_PLACE_STEM, len(adjective) - 4)]
-        found = {row.name for row in self._places() if fold_name(row.name).startswith(stem)
-                 and " " not in fold_name(row.name).split(",")[0]}
-        return found.pop() if len(found) == 1 else None
-
-    def _places(self) -> list[Any]:
-        if self._place_rows is None:
-            self._place_rows = [r for r in self.names.rows if r.category == "Place"
-                                and r.kind in {"label", "alt"}]
-        return self._place_rows
-
-    def _relative_clauses(self, asked: str) -> list[tuple[str, str]]:
-        """Readings with a relative clause on a maker's noun made a genitive ("the artist
-        who made T" → "the artist of T"), which the planner composes further ("where was
-        … born")."""
-        out = []
-        for match in _RELATIVE.finditer(asked):
-            noun, verb = fold_name(match.group(1)), fold_name(match.group(3))
-            if self.planner.noun_category(noun) == "Actor" and verb in self.relation_verbs:
-                text = asked[:match.start()] + f"{match.group(1)} of " + asked[match.end():]
-                out.append((text, ""))
-        return out
-
-    def _appositions(self, asked: str) -> list[tuple[str, str]]:
-        """Readings without a class noun standing before a name ("the church Panagia
-        Podithou": the church that *is* Panagia Podithou, not one of its parts)."""
-        tokens = Lexicon.tokens(asked, False)
-        out = []
-        for start, end in self._names_in(asked, False):
-            after = fold_name(tokens[end]) if end < len(tokens) else ""
-            kinds = {c.category for c in self.names.lookup(" ".join(tokens[start:end]))} \
-                if after else set()
-            if after and (after in self.planner.words.event_nouns and "Event" in kinds
-                          or self.planner.noun_category(after) in kinds):
-                # "the Modern China exhibition", "the Pitsilia region": the one named so
-                text = " ".join(tokens[:end] + tokens[end + 1:])
-                typed = re.sub(r"\s+([?!.,;:])", r"\1", " ".join(tokens[start:end]))
-                out.append((re.sub(r"\s+([?!.,;:])", r"\1", text),
-                            f"reading “{typed} {tokens[end]}” as the {tokens[end]} named so"))
-            before = start - 1
-            head = start + 1 if fold_name(tokens[start]) == "the" and end - start > 1 else start
-            if before < 0 or not tokens[head][:1].isupper():
-                continue
-            # "the church of the Archangel Michael": the church named so, when it is one
-            genitive = [i for i in (start - 2, start - 3) if i >= 0
-                        and fold_name(tokens[i + 1]) == "of"
-                        and all(fold_name(t) == "the" for t in tokens[i + 2:start])]
-            if genitive and self.planner.noun_category(fold_name(tokens[genitive[0]])) != \
-                    "Actor":  # "the church of X" may be its name; "the director of X" never
-                before = genitive[0]
-            category = self.planner.noun_category(fold_name(tokens[before]))
-            named = {c.category for c in self.names.lookup(" ".join(tokens[start:end]))}
-            if category is not None and category in named:
-                # a compound the graph names as a concept ("the wall paintings of T", where
-                # "wall painting" is a technique): its first word goes with the noun
-                compound = f"{tokens[before - 1]} {singularise(fold_name(tokens[before]))}" \
-                    if before >= 1 else ""
-                if compound and fold_name(tokens[before - 1]) not in DETERMINERS and any(
-                        c.category == "Concept" for c in self.names.exact(compound, ["Concept"])):
-                    before -= 1
-                text = " ".join(tokens[:before] + tokens[start:])
-                noun = " ".join(t for t in tokens[before:start] if fold_name(t) not in
-                                {"of", "the"})
-                out.append((re.sub(r"\s+([?!.,;:])", r"\1", text),
-                            f"reading “{noun} {tokens[start]}…” as the {noun} named so"))
-        return out
-
     def _names_in(self, question: str, elision: bool = True) -> list[tuple[int, int]]:
         """Token spans of ``question`` (:meth:`Lexicon.tokens`) that are names of the graph
         as typed: kept whole when the question is translated ("Παναγία της Ασίνου")."""
@@ -597,7 +336,7 @@ class ExactAnswerer:
             described = self._described(question, unproven[0].text, language)
             if described is not None:
                 return described
-        if len(proofs) == 1 and _typed_lower(question, proofs[0].text):
+        if len(proofs) == 1 and typed_lower(question, proofs[0].text):
             # "how many works are made of bronze", "number of photogravures": a material or
             # a medium the graph may state only in words
             stated = self._stated(question, proofs[0].text, language)
@@ -830,17 +569,8 @@ class ExactAnswerer:
                       self.executor.values.category(node) or "")
 
 
-_WHICH_PLACE = re.compile(r"^\s*(?:in\s+)?(?:which|what)\s+(?P<noun>[a-z]+)\s+"
-                          r"(?P<rest>(?:was|were|did|is)\s.+?)(?:\s+in)?\s*\??\s*$", re.I)
-"""A question asking which place: "which country was X born in"."""
-_BORN_COMPOUND = re.compile(r"\b(?P<adj>[A-Za-z]{4,})-born\s+(?P<noun>[a-z]+)", re.I)
-"""A place adjective before "-born" and the noun it qualifies."""
-MIN_PLACE_STEM = 4
-"""Letters of a place adjective that must open the place's name."""
 MIN_LONE_NAME = 5
 """Letters one capitalised word needs to stand for a name it is a word of."""
-MIN_MISSPELT = 6
-"""Letters an unexplained word needs to be read as a noun one edit away."""
 
 SCRIPTS = {"el": re.compile(r"[\u0370-\u03ff\u1f00-\u1fff]")}
 """Languages written in a script of their own: names in it are the language's names."""
@@ -869,16 +599,4 @@ def unworded(missing: Sequence[str], understanding: Understanding) -> list[str]:
     return [r for r in missing if r not in named]
 
 
-MATERIAL_CUES = frozenset({"made", "of", "in", "with", "medium", "media", "material",
-                           "materials", "cast", "are", "is", "were", "was", "on"})
-"""Words before a material that cue it ("made of bronze", "with medium photogravure")."""
 
-
-def _typed_lower(question: str, text: str) -> bool:
-    """Whether ``text`` is one word the question types in lower case (a common noun, not a
-    name)."""
-    words = fold_name(text).split()
-    if len(words) != 1:
-        return False
-    return any(fold_name(t) == words[0] and t.islower()
-               for t in Lexicon.tokens(question, False))

@@ -1,0 +1,66 @@
+"""What the exact layer answers: :class:`ExactAnswer`, a status and what goes with it (data
+only; :mod:`.answerer` makes them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from llama_index_crm.exact.execute import ExactResult
+from llama_index_crm.exact.linking import Candidate, Missing
+from llama_index_crm.exact.plan import ExactPlan
+from llama_index_crm.exact.understanding import Understanding
+
+__all__ = ["ExactAnswer", "Status"]
+
+Status = Literal["answered", "not_found", "ambiguous", "retrieval_only"]
+
+
+@dataclass(slots=True)
+class ExactAnswer:
+    """One question answered from the graph, or why it could not be.
+
+    Attributes:
+        status: see the module table.
+        text: the sentence a person reads.
+        count: the number of members (count questions; 0 for an absent name).
+        items: members with their values and evidence (up to :data:`~.answerer.MAX_ITEMS`).
+        total: members in the complete set.
+        plan: the executed plan.
+        plan_text: the plan as a readable FR path.
+        sparql: the equivalent SPARQL query (run it on your endpoint).
+        evidence: witness paths of the first members.
+        candidates: the candidates of an ambiguous name.
+        missing: names that link to nothing.
+        understanding: which word of the question went where (``--explain``).
+        language: the question's language (``en``, ``fr``, ``el``…).
+        readings: other readings of the question worth trying, with how they read it
+            ("reading “Nikosia” as nicosia").
+    """
+
+    status: Status
+    text: str
+    count: int | None = None
+    items: list[dict[str, Any]] = field(default_factory=list)
+    total: int = 0
+    plan: ExactPlan | None = None
+    plan_text: str = ""
+    sparql: str = ""
+    evidence: list[str] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
+    missing: list[Missing] = field(default_factory=list)
+    result: ExactResult | None = None
+    understanding: Understanding | None = None
+    language: str = "en"
+    readings: list[tuple[str, str]] = field(default_factory=list)
+
+    def context_block(self) -> str:
+        """The exact result as the first block of an LLM's context."""
+        if self.status == "retrieval_only":
+            return ""
+        lines = [f"{self.text} [{self.status}]"]
+        if self.plan_text:
+            lines.append("How it was computed:\n" + self.plan_text)
+        if self.evidence:
+            lines.append("Evidence:\n" + "\n".join(f"- {e}" for e in self.evidence))
+        return "\n".join(lines)

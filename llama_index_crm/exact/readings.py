@@ -1,0 +1,296 @@
+"""Other readings of a question, tried when the first finds no answer: a class noun typed
+wrong, a passive or a relative clause put plainly, an apposition ("the church X"), "which
+district …" read as "where …" and climbed to the place of that kind, a nationality or a
+material the graph states only in words read as a filter on what states it.
+
+:class:`Readings` is a part of :class:`~.answerer.ExactAnswerer` (it plans and executes
+through it); kept apart so that each file says one thing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from llama_index_crm.exact.execute import Value
+from llama_index_crm.exact.language import Lexicon
+from llama_index_crm.exact.outcome import ExactAnswer
+from llama_index_crm.exact.parse_words import DETERMINERS
+from llama_index_crm.exact.plan import ValueFilter
+from llama_index_crm.exact.render import render
+from llama_index_crm.query.lexicon import singularise
+from llama_index_crm.storage.names import fold_name
+
+if TYPE_CHECKING:
+    from llama_index_crm.exact.execute import Executor
+    from llama_index_crm.exact.linking import NameIndex
+    from llama_index_crm.exact.parse import RulePlanner
+    from llama_index_crm.exact.plan import ExactPlan
+    from llama_index_crm.exact.relations import RelationLexicon
+
+__all__ = ["MATERIAL_CUES", "WHICH_PLACE", "Readings", "typed_lower"]
+
+_RELATIVE = re.compile(r"\b([A-Za-z]+)\s+(who|that)\s+([A-Za-z]+)\s+", re.IGNORECASE)
+"""A noun, "who" or "that", and a verb: a relative clause ("the artist who made …")."""
+
+_PASSIVE = re.compile(r"^(?P<x>.+?)[\s:,\-—]+(?:(?:was|were|is|are)\s+)?(?P<verb>\w+)\s+by\s*\??$",
+                      re.IGNORECASE)
+"""The words after "by" in a question: a maker's name, perhaps followed by more."""
+
+_BORN_COMPOUND = re.compile(r"\b(?P<adj>[A-Za-z]{4,})-born\s+(?P<noun>[a-z]+)", re.I)
+"""A place adjective before "-born" and the noun it qualifies."""
+MIN_PLACE_STEM = 4
+"""Letters of a place adjective that must open the place's name."""
+
+MIN_MISSPELT = 6
+"""Letters an unexplained word needs to be read as a noun one edit away."""
+
+MATERIAL_CUES = frozenset({"made", "of", "in", "with", "medium", "media", "material",
+                           "materials", "cast", "are", "is", "were", "was", "on"})
+"""Words before a material that cue it ("made of bronze", "with medium photogravure")."""
+
+WHICH_PLACE = re.compile(r"^\s*(?:in\s+)?(?:which|what)\s+(?P<noun>[a-z]+)\s+"
+                          r"(?P<rest>(?:was|were|did|is)\s.+?)(?:\s+in)?\s*\??\s*$", re.I)
+"""A question asking which place: "which country was X born in"."""
+
+
+class Readings:
+    """The readings of :class:`~.answerer.ExactAnswerer`."""
+
+    if TYPE_CHECKING:  # what the answerer provides
+        planner: RulePlanner
+        names: NameIndex
+        executor: Executor
+        lexicon: RelationLexicon
+        relation_verbs: frozenset[str]
+        _place_rows: list[Any] | None
+
+        @property
+        def institution(self) -> frozenset[str]: ...
+
+        def _read(self, asked: str, history: Sequence[tuple[str, str]], llm: Any,
+                  language: str, cover: str | None = None) -> ExactAnswer: ...
+
+        def execute(self, plan: ExactPlan) -> ExactAnswer: ...
+
+        def _names_in(self, question: str, elision: bool = True) -> list[tuple[int, int]]: ...
+
+    def _misspelt_nouns(self, asked: str, first: ExactAnswer) -> list[tuple[str, str]]:
+        """Readings with a word the plan left unexplained spelt as the class or type noun
+        one edit away ("how many exhibitons" → "exhibitions"); long words only."""
+        if first.understanding is None:
+            return []
+        out = []
+        for word in first.understanding.unexplained:
+            near = self._respelt(word)
+            if near is not None:
+                text = re.sub(rf"\b{re.escape(word)}\b", near, asked, count=1,
+                              flags=re.IGNORECASE)
+                out.append((text, f"reading “{word}” as “{near}”"))
+        return out
+
+    def _stated(self, question: str, word: str, language: str) -> ExactAnswer | None:
+        """A word for what works are made of, read as the works whose materials or medium
+        statement say it: the question without the word (and the words cueing it: "made
+        of", "with medium"; a counted noun becomes "works"), its works filtered."""
+        tokens = Lexicon.tokens(question, False)
+        keys = [fold_name(t) for t in tokens]
+        at = next((i for i, k in enumerate(keys) if k == fold_name(word)), None)
+        if at is None:
+            return None
+        counted = at >= 2 and keys[at - 2:at] in (["how", "many"], ["number", "of"])
+        start = at
+        while not counted and start > 0 and keys[start - 1] in MATERIAL_CUES:
+            start -= 1
+        rest = tokens[:start] + (["works"] if counted else []) + tokens[at + 1:]
+        text = re.sub(r"\s+([?!.,;:])", r"\1", " ".join(rest))
+        found = self._filtered(text, "Thing", word, ("made-of", "medium-statement"), language,
+                               forms=True)
+        return found
+
+    def _filtered(self, text: str, category: str, word: str, relations: Sequence[str],
+                  language: str, forms: bool = False) -> ExactAnswer | None:
+        """``text`` planned, its first variable (of ``category``) kept where one of
+        ``relations`` gives a value that says ``word``; None when no reading finds any."""
+        first = self._read(text, (), None, language)
+        plan = first.plan
+        if first.status != "answered" or plan is None or \
+                plan.variables[0].category != category or plan.variables[0].anchor is not None:
+            return None
+        for relation in relations:
+            if relation not in self.lexicon or not self.executor.relation_present(relation):
+                continue
+            var = plan.variables[0]
+            condition = ValueFilter(relation, contains=fold_name(word), forms=forms)
+            trial = replace(plan, variables=(replace(var, filters=(*var.filters, condition)),
+                                             *plan.variables[1:]))
+            answer = self.execute(trial)
+            if answer.status == "answered" and answer.total:
+                note = (f"reading “{word}” as what the {self.lexicon[relation].label} of each "
+                        f"says")
+                return replace(answer, text=f"{answer.text} ({note})", language=language,
+                               understanding=first.understanding)
+        return None
+
+    def _described(self, question: str, word: str, language: str) -> ExactAnswer | None:
+        """"Which Mexican artist …", where no node is named so: the question without the
+        word, its actors kept when their nationality (or, where the graph states it only in
+        words, their biography) says it; None when the reading finds none."""
+        text = " ".join(re.sub(rf"\b{re.escape(word)}\b", " ", question, count=1).split())
+        return self._filtered(text, "Actor", word, ("nationality", "biography"), language)
+
+    def _respelt(self, word: str) -> str | None:
+        """The one class or type noun ``word`` is a slip of (an edit or a swap away:
+        "exhibitons", "peices"), for long words."""
+        from rapidfuzz.distance import OSA
+
+        if len(word) < MIN_MISSPELT or word in self.planner.nouns:
+            return None
+        near = [n for n in self.planner.nouns
+                if abs(len(n) - len(word)) <= 1 and OSA.distance(n, word) == 1]
+        return near[0] if len(near) == 1 else None
+
+    @staticmethod
+    def _passives(asked: str) -> list[tuple[str, str]]:
+        """A question asked as a passive with its agent left open ("Mowgli in the Jungle
+        was painted by?", "the book worm: made by?") read as "who painted …"."""
+        match = _PASSIVE.match(asked.strip())
+        if match is None:
+            return []
+        return [(f"who {match.group('verb')} {match.group('x').strip(' :,-—')}", "")]
+
+    def _place_questions(self, asked: str) -> list[tuple[str, str]]:
+        """Readings that ask "where" for a question asking which place ("which country was
+        the maker of T born in", "in which city did X die"), and that put a place for a
+        place adjective before "-born" ("Hungarian-born artists": artists born in Hungary,
+        the graph's place whose name the adjective begins like)."""
+        out = []
+        match = WHICH_PLACE.match(asked)
+        if match and self.planner.noun_category(fold_name(match.group("noun"))) == "Place":
+            out.append((f"where {match.group('rest').strip()}?",
+                        f"reading “which {match.group('noun')}” as where"))
+        for born in _BORN_COMPOUND.finditer(asked):
+            place = self._place_like(fold_name(born.group("adj")))
+            if place is not None:
+                text = (asked[:born.start()] + f"{born.group('noun')} born in {place}"
+                        + asked[born.end():])
+                out.append((text, f"reading “{born.group('adj')}-born” as born in {place}"))
+        return out
+
+    def _of_kind(self, answer: ExactAnswer, noun: str) -> ExactAnswer:
+        """A "where" answer with each place replaced by the place it falls within that the
+        graph calls a ``noun`` (by its name or its type: "Limassol District" for a village
+        of it); retrieval when no place on the way is one."""
+        result = answer.result
+        within = self.lexicon.get("place-within")
+        if result is None or within is None:
+            return answer
+        kind = singularise(noun)
+        if not self.executor.graph_types(kind):  # no place is typed a "country": not checked
+            return replace(answer, text=f"{answer.text} (the graph types no place as a "
+                                        f"{kind}: the place recorded is given)")
+        found = False
+        for item in result.items:
+            kept: list[Value] = []
+            for value in item.values:
+                node = self.executor.node_id(value.node) if value.node else None
+                if node is None:
+                    continue
+                walk = self.executor.walker.walk(within, np.asarray([node], dtype=np.int64))
+                for at in [node, *walk.node.tolist()]:
+                    labels = self.executor.walker.node_labels(int(at))
+                    if any(kind in label.split() for label in labels):
+                        kept.append(replace(value, text=self.executor.label(int(at)),
+                                            node=self.executor.uri(int(at))))
+                        break
+            found |= bool(kept)
+            item.values = kept
+        if not found:
+            return ExactAnswer("retrieval_only", "", plan=answer.plan,
+                               plan_text=f"no place on the way is a {kind}: answered from "
+                               f"retrieval", language=answer.language)
+        return replace(answer, text=render(result, self.executor), result=result)
+
+    def _place_like(self, adjective: str) -> str | None:
+        """The one place of the graph whose name shares the adjective's first letters
+        (all but its ending: "hungar|ian", "scot|tish", "canad|ian")."""
+        stem = adjective[:max(MIN_PLACE_STEM, len(adjective) - 4)]
+        found = {row.name for row in self._places() if fold_name(row.name).startswith(stem)
+                 and " " not in fold_name(row.name).split(",")[0]}
+        return found.pop() if len(found) == 1 else None
+
+    def _places(self) -> list[Any]:
+        if self._place_rows is None:
+            self._place_rows = [r for r in self.names.rows if r.category == "Place"
+                                and r.kind in {"label", "alt"}]
+        return self._place_rows
+
+    def _relative_clauses(self, asked: str) -> list[tuple[str, str]]:
+        """Readings with a relative clause on a maker's noun made a genitive ("the artist
+        who made T" → "the artist of T"), which the planner composes further ("where was
+        … born")."""
+        out = []
+        for match in _RELATIVE.finditer(asked):
+            noun, verb = fold_name(match.group(1)), fold_name(match.group(3))
+            if self.planner.noun_category(noun) == "Actor" and verb in self.relation_verbs:
+                text = asked[:match.start()] + f"{match.group(1)} of " + asked[match.end():]
+                out.append((text, ""))
+        return out
+
+    def _appositions(self, asked: str) -> list[tuple[str, str]]:
+        """Readings without a class noun standing before a name ("the church Panagia
+        Podithou": the church that *is* Panagia Podithou, not one of its parts)."""
+        tokens = Lexicon.tokens(asked, False)
+        out = []
+        for start, end in self._names_in(asked, False):
+            after = fold_name(tokens[end]) if end < len(tokens) else ""
+            kinds = {c.category for c in self.names.lookup(" ".join(tokens[start:end]))} \
+                if after else set()
+            if after and (after in self.planner.words.event_nouns and "Event" in kinds
+                          or self.planner.noun_category(after) in kinds):
+                # "the Modern China exhibition", "the Pitsilia region": the one named so
+                text = " ".join(tokens[:end] + tokens[end + 1:])
+                typed = re.sub(r"\s+([?!.,;:])", r"\1", " ".join(tokens[start:end]))
+                out.append((re.sub(r"\s+([?!.,;:])", r"\1", text),
+                            f"reading “{typed} {tokens[end]}” as the {tokens[end]} named so"))
+            before = start - 1
+            head = start + 1 if fold_name(tokens[start]) == "the" and end - start > 1 else start
+            if before < 0 or not tokens[head][:1].isupper():
+                continue
+            # "the church of the Archangel Michael": the church named so, when it is one
+            genitive = [i for i in (start - 2, start - 3) if i >= 0
+                        and fold_name(tokens[i + 1]) == "of"
+                        and all(fold_name(t) == "the" for t in tokens[i + 2:start])]
+            if genitive and self.planner.noun_category(fold_name(tokens[genitive[0]])) != \
+                    "Actor":  # "the church of X" may be its name; "the director of X" never
+                before = genitive[0]
+            category = self.planner.noun_category(fold_name(tokens[before]))
+            named = {c.category for c in self.names.lookup(" ".join(tokens[start:end]))}
+            if category is not None and category in named:
+                # a compound the graph names as a concept ("the wall paintings of T", where
+                # "wall painting" is a technique): its first word goes with the noun
+                compound = f"{tokens[before - 1]} {singularise(fold_name(tokens[before]))}" \
+                    if before >= 1 else ""
+                if compound and fold_name(tokens[before - 1]) not in DETERMINERS and any(
+                        c.category == "Concept" for c in self.names.exact(compound, ["Concept"])):
+                    before -= 1
+                text = " ".join(tokens[:before] + tokens[start:])
+                noun = " ".join(t for t in tokens[before:start] if fold_name(t) not in
+                                {"of", "the"})
+                out.append((re.sub(r"\s+([?!.,;:])", r"\1", text),
+                            f"reading “{noun} {tokens[start]}…” as the {noun} named so"))
+        return out
+
+
+def typed_lower(question: str, text: str) -> bool:
+    """Whether ``text`` is one word the question types in lower case (a common noun, not a
+    name)."""
+    words = fold_name(text).split()
+    if len(words) != 1:
+        return False
+    return any(fold_name(t) == words[0] and t.islower()
+               for t in Lexicon.tokens(question, False))
