@@ -128,6 +128,8 @@ class AbsenceCheck:
         if self.modifier(text, question, nouns, actors):
             return Proof(text, False, f"“{text}” describes the noun after it (“the Russian "
                                       f"artist”), it does not name a node", describes=True)
+        if self.counted_noun(text, question, nouns):
+            return Proof(text, False, f"“{text}” is the noun the question counts, not a name")
         if not self.name_shaped(text, question, vocabulary, foreign=foreign, verbs=verbs,
                                 language=language):
             continued = self._continued_proof(text, question)  # "de saint Néophyte"
@@ -193,6 +195,35 @@ class AbsenceCheck:
             rest.pop(0)
         return Proof(text, False, f"“{text}” may end the name “{label}”, spelt otherwise, "
                      f"with the word before it", " ".join(rest) or None)
+
+    def counted_noun(self, text: str, question: str, nouns: frozenset[str]) -> bool:
+        """One word in lower case where a count puts its noun ("how many peices by X",
+        "number of photogravures"), a slip of a noun of the planner or a word the graph's
+        documents hold: the thing counted, not a name ("how many vermeers" stays one)."""
+        from rapidfuzz.distance import OSA
+
+        tokens = [m.group() for m in _WORD.finditer(question)]
+        keys = [fold_name(t) for t in tokens]
+        words = fold_name(text).split()
+        start = _find(keys, words)
+        if start is None or len(words) != 1 or not tokens[start].islower() or \
+                not _counted_noun(keys, start):
+            return False
+        word = words[0]
+        if any(OSA.distance(word, n) == 1 for n in nouns if abs(len(n) - len(word)) <= 1):
+            return True
+        return self._in_documents(singularise(word))
+
+    def _in_documents(self, word: str) -> bool:
+        """Whether a retrieved document's text holds ``word`` (as a word or its plural)."""
+        data = self.data
+        if data is None:
+            return False
+        pattern = re.compile(rf"\b{re.escape(word)}(?:s|es)?\b", re.IGNORECASE)
+        for row, _ in data.lexical.search(word, RETRIEVED):
+            if pattern.search(data.node(data.doc_ids[row]).get_content()):
+                return True
+        return False
 
     def _personal(self, word: str) -> bool:
         """Whether the names holding ``word`` are all actors' (a first name, a surname)."""
@@ -339,10 +370,6 @@ class AbsenceCheck:
             # names are written with capitals in every language with a lexicon: a word in
             # lower case is one the lexicon lacks ("τοιχογραφιών", "erfassten Bildszenen"),
             # and a capital opening the question is the sentence's ("Qual è …")
-            return False
-        if len(span) == 1 and span[0].islower() and _counted_noun(keys, start):
-            # "how many peices by X", "number of photogravures": the noun counted, typed
-            # as the asker spells it; a name would be "works by X"
             return False
         ordinary = len(span) == 1 and span[0].islower() and (
             folded[0] in self.common or singularise(folded[0]) in self.common)

@@ -327,8 +327,9 @@ class Lexicons:
         typed = _WORD.findall(text)
         asked = [fold_name(t) for i, t in enumerate(typed) if i == 0 or not t[:1].isupper()]
         english_words = common_words()
-        scores = {code: sum(w in lex.function_words or code != "en" and w in lex.words
-                            and w not in english_words for w in asked)
+        scores = {code: sum(w in lex.function_words if code == "en" else len(w) > 1 and (
+                                w in lex.function_words or w in lex.words
+                                and w not in english_words) for w in asked)
                   for code, lex in self.by_code.items()}
         english = scores.get("en", 0)
         best = max((c for c in scores if c != "en"), key=lambda c: scores[c], default="en")

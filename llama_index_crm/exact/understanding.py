@@ -328,10 +328,11 @@ def understand(question: str, plan: ExactPlan | None, words: PlannerWords,
                 continue
         if word in excluded:
             role = "name"
-        elif word in OWNER_PRONOUNS and plan is not None and not anchors_focus and not any(
-                isinstance(link.target, Anchor) for v in plan.variables for link in v.links):
+        elif word in OWNER_PRONOUNS and tag != "quote" and word not in names and \
+                plan is not None and not anchors_focus and not _owned(plan):
             # "besides Collage, which shows did its director also direct": "its" needs a
-            # node the plan links to, or the question's earlier turn
+            # node the plan links to, the members' own attribute ("works with grizzly in
+            # their title"), or the conversation's last node
             role = "unexplained"
         elif word in NEGATIONS or word in SAMENESS and not (
                 word == "else" and index and out and out[-1].role == "question"):
@@ -449,3 +450,11 @@ def institution_words(labels: Iterable[str]) -> frozenset[str]:
             found.add("".join(w[0] for w in words))
             found.add("".join(w[0] for w in words if w not in rules.TITLE_JOINERS))
     return frozenset(found)
+
+
+def _owned(plan: ExactPlan) -> bool:
+    """Whether an owner pronoun has something in ``plan`` to stand for: a named node it
+    links to, or the members' own values it reads (a filter, an attribute, a ranking)."""
+    return bool(plan.attributes or plan.order_by) or any(
+        isinstance(link.target, Anchor) for v in plan.variables for link in v.links) or any(
+        v.filters for v in plan.variables)
