@@ -270,3 +270,11 @@ def test_a_name_of_the_graph_is_never_replaced_by_a_relation_word(
                                                      (event,))], "en")
     assert answer.status == "retrieval_only"
     assert all("Prints Today" in text for text, _ in answer.readings), answer.readings
+
+
+def test_a_greek_question_in_the_accusative_plural(demo: ExactAnswerer) -> None:
+    # "ποιους" (which, accusative plural) was unknown: the Greek question went to retrieval
+    greek = ask(demo, "Σε ποιους ναούς απεικονίζεται η Θεοτόκος;")
+    english = ask(demo, "In which churches is the Virgin Mary depicted?")
+    assert greek.status == english.status == "answered", greek.plan_text
+    assert {i["uri"] for i in greek.items} == {i["uri"] for i in english.items}
