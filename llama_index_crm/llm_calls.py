@@ -128,6 +128,9 @@ class ContextTooLong(LLMUnavailable):
         super().__init__(message)
         self.refusal, self.status = refusal, status
 
+    def __reduce__(self) -> tuple[Any, ...]:  # rebuilt whole in another process
+        return type(self), (str(self), self.refusal, self.status)
+
 
 @dataclass(frozen=True)
 class LLMLimits:

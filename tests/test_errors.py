@@ -25,10 +25,12 @@ from conftest import DEMO, Refusal
 import llama_index_crm
 from llama_index_crm.build.folder import build_folder
 from llama_index_crm.errors import CrmError, SourceError, WorkerError
+from llama_index_crm.llm_window import ContextRefusal
 from llama_index_crm.sources import RdfFileSource, SparqlEndpointSource
 
 ROOT = Path(__file__).resolve().parents[1]
-SAMPLE_ARGUMENTS: dict[type, object] = {str: "what went wrong, and what to do", int: 503}
+SAMPLE_ARGUMENTS: dict[type, object] = {str: "what went wrong, and what to do", int: 503,
+                                        ContextRefusal: ContextRefusal(8192, 11909)}
 """A value for each parameter type of an error's ``__init__``."""
 
 
