@@ -40,6 +40,7 @@ from __future__ import annotations
 import re
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -76,7 +77,6 @@ FIELDS = [
 TYPES = {"specific", "enumeration", "aggregation"}
 LANGS = {"en", "el", "fr", "de", "it", "es"}
 MAX_LABELS = 15
-ID_RE = re.compile(r"^v4-(moma|demo|nmwa|acm)-\d{3}$")
 
 
 def compute(store: ox.Store, q: dict[str, Any]) -> dict[str, Any]:
@@ -117,7 +117,17 @@ def compute(store: ox.Store, q: dict[str, Any]) -> dict[str, Any]:
     return {"gold_uris": uris, "answer_labels": labels, "gold_count": gold_count, "_rows": nrows}
 
 
-def validate(qs: list[dict[str, Any]]) -> list[str]:
+def validator(version: str) -> Callable[[list[dict[str, Any]]], list[str]]:
+    """The checks of a set whose ids are ``<version>-<dataset>-NNN`` (v4, v5)."""
+    id_re = re.compile(rf"^{version}-(moma|demo|nmwa|acm)-\d{{3}}$")
+
+    def check(qs: list[dict[str, Any]]) -> list[str]:
+        return _validate(qs, version, id_re)
+
+    return check
+
+
+def _validate(qs: list[dict[str, Any]], version: str, id_re: re.Pattern[str]) -> list[str]:
     errs: list[str] = []
     ids = Counter(q.get("id") for q in qs)
     errs += [f"duplicate id {i}" for i, n in ids.items() if n > 1]
@@ -126,8 +136,9 @@ def validate(qs: list[dict[str, Any]]) -> list[str]:
         for f in FIELDS:
             if f not in q:
                 errs.append(f"{qid}: missing {f}")
-        if not ID_RE.match(str(qid)) or not str(qid).startswith(f"v4-{q.get('dataset')}-"):
-            errs.append(f"{qid}: id does not follow v4-<dataset>-NNN")
+        if not id_re.match(str(qid)) or not str(qid).startswith(
+                f"{version}-{q.get('dataset')}-"):
+            errs.append(f"{qid}: id does not follow {version}-<dataset>-NNN")
         if q.get("type") not in TYPES:
             errs.append(f"{qid}: type {q.get('type')}")
         if q.get("lang") not in LANGS:
@@ -159,6 +170,9 @@ def validate(qs: list[dict[str, Any]]) -> list[str]:
                 if m.get(f) != first.get(f):
                     errs.append(f"group {g}: {m['id']} differs from {first['id']} in {f}")
     return errs
+
+
+validate = validator("v4")
 
 
 def main(argv: list[str] | None = None) -> int:
