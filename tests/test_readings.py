@@ -278,3 +278,24 @@ def test_a_greek_question_in_the_accusative_plural(demo: ExactAnswerer) -> None:
     english = ask(demo, "In which churches is the Virgin Mary depicted?")
     assert greek.status == english.status == "answered", greek.plan_text
     assert {i["uri"] for i in greek.items} == {i["uri"] for i in english.items}
+
+
+def test_a_question_in_another_language_retrieves_with_its_english_words(
+        demo_index: CrmGraphIndex) -> None:
+    # the documents and the bundled encoder are English: a French question the exact layer
+    # cannot plan is retrieved with the planner's English of it, and finds what the English
+    # question finds
+    from llama_index_crm.query.engine import CrmQueryPipeline
+
+    pipeline = CrmQueryPipeline(demo_index)
+    french = "Quelles églises et chapelles composent le monastère Saint-Jean-Lampadistis ?"
+    exact = pipeline.exact_answer(french)
+    assert exact.language == "fr" and "churches" in exact.asked
+    plan = pipeline.retrieval_plan(french, None, exact)
+    assert plan.question == french and "churches" in plan.query
+    english = pipeline.run("Which churches and chapels make up the Monastery of Saint John "
+                           "Lampadistis?")
+    answer = pipeline.run(french)
+    found = {n.node.metadata.get("uri") for n in answer.nodes}
+    wanted = {n.node.metadata.get("uri") for n in english.nodes}
+    assert len(found & wanted) >= len(wanted) // 2

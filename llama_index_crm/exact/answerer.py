@@ -144,7 +144,13 @@ class ExactAnswerer(Readings):
         if plan is not None:
             return self.execute(plan)
         language = self.lexicons.detect(question)
-        return self._in_script(self._answer(question, history, llm, language), language)
+        answer = self._in_script(self._answer(question, history, llm, language), language)
+        lexicon = self.lexicons.get(language)
+        if language != "en" and lexicon is not None and lexicon.words:
+            asked = lexicon.translate(question, self._names_in(question, lexicon.elision))
+            if asked != question:
+                answer = replace(answer, asked=asked)
+        return answer
 
     def _answer(self, question: str, history: Sequence[tuple[str, str]],
                 llm: LLM | LLMClient | None, language: str) -> ExactAnswer:

@@ -53,6 +53,9 @@ class ExactAnswer:
     understanding: Understanding | None = None
     language: str = "en"
     readings: list[tuple[str, str]] = field(default_factory=list)
+    asked: str = ""
+    """The question in the planner's English, when it was asked in another language: what
+    retrieval searches with beside the question (the documents are labelled in English)."""
 
     def context_block(self) -> str:
         """The exact result as the first block of an LLM's context."""

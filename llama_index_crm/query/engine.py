@@ -198,6 +198,14 @@ class CrmQueryPipeline:
         """The plan of ``question`` in its conversation."""
         return self.analyzer.analyze(question, history)
 
+    def retrieval_plan(self, question: str, history: Sequence[tuple[str, str]] | None,
+                       exact: ExactAnswer) -> QueryPlan:
+        """:meth:`plan`, retrieving also with the question's English words when it was asked
+        in another language (the documents and the bundled encoder are English)."""
+        if exact.asked and exact.asked != question:
+            return replace(self.plan(exact.asked, history), question=question)
+        return self.plan(question, history)
+
     def retrieve(self, plan: QueryPlan) -> list[NodeWithScore]:
         """The final context documents of a plan (the turn's pool → coherent selection →
         triples → source paths)."""
@@ -400,7 +408,7 @@ class CrmQueryPipeline:
         require_question(question)
         started = time.perf_counter()
         exact = self.exact_answer(question, history)
-        plan = self.plan(question, history)
+        plan = self.retrieval_plan(question, history, exact)
         nodes = self.retrieve(plan)
         context = "\n\n".join(n.node.get_content(metadata_mode=MetadataMode.LLM) for n in nodes)
         answer, count = self.answer_nodes(plan, nodes, question, history, exact)

@@ -47,7 +47,7 @@ def answer_events(pipeline: CrmQueryPipeline, question: str,
     try:
         started = time.perf_counter()
         exact = pipeline.exact_answer(question, history)
-        plan = pipeline.plan(question, history)
+        plan = pipeline.retrieval_plan(question, history, exact)
         nodes = pipeline.retrieve(plan)
         yield sse("status", {"status": exact.status})
         count = exact.count if exact.status != "retrieval_only" else None
