@@ -104,6 +104,16 @@ def models_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 
 @pytest.fixture(scope="session")
+def exhibitions_index(tmp_path_factory: pytest.TempPathFactory,
+                      models_cache: Path) -> CrmGraphIndex:
+    """``tests/data/exhibitions.ttl`` (a small exhibition history in the Linked Art
+    pattern) built once; tests must not modify it."""
+    folder = tmp_path_factory.mktemp("exhibitions")
+    return CrmGraphIndex.build([str(Path(__file__).parent / "data" / "exhibitions.ttl")],
+                               folder / "index", cache_dir=folder / "cache")
+
+
+@pytest.fixture(scope="session")
 def demo_index(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> CrmGraphIndex:
     """The Troodos demo graph built (and embedded, default backend) once; tests must not
     modify it."""

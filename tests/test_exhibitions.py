@@ -4,22 +4,16 @@ statement's text holds, a name recorded anew in every record, a broken person re
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from llama_index_crm.exact.answerer import ExactAnswer, ExactAnswerer, answerer_for
 from llama_index_crm.exact.roles import ROLE_RELATION, role_verbs
 from llama_index_crm.index import CrmGraphIndex
 
-GRAPH = Path(__file__).parent / "data" / "exhibitions.ttl"
-
 
 @pytest.fixture(scope="module")
-def exact(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> ExactAnswerer:
-    folder = tmp_path_factory.mktemp("exhibitions")
-    index = CrmGraphIndex.build([str(GRAPH)], folder / "index", cache_dir=folder / "cache")
-    return answerer_for(index)
+def exact(exhibitions_index: CrmGraphIndex) -> ExactAnswerer:
+    return answerer_for(exhibitions_index)
 
 
 def ask(exact: ExactAnswerer, question: str) -> ExactAnswer:

@@ -105,11 +105,8 @@ def test_a_counted_noun_typed_wrong_is_read_as_the_noun(demo: ExactAnswerer) -> 
 
 
 @pytest.fixture(scope="module")
-def exhibitions(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> ExactAnswerer:
-    folder = tmp_path_factory.mktemp("exhibitions")
-    graph = Path(__file__).parent / "data" / "exhibitions.ttl"
-    index = CrmGraphIndex.build([str(graph)], folder / "index", cache_dir=folder / "cache")
-    return answerer_for(index)
+def exhibitions(exhibitions_index: CrmGraphIndex) -> ExactAnswerer:
+    return answerer_for(exhibitions_index)
 
 
 def test_a_nationality_only_a_biography_states_filters_the_actors(

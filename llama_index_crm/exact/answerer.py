@@ -144,16 +144,6 @@ class ExactAnswerer(Readings):
         if plan is not None:
             return self.execute(plan)
         language = self.lexicons.detect(question)
-        answer = self._in_script(self._answer(question, history, llm, language), language)
-        lexicon = self.lexicons.get(language)
-        if language != "en" and lexicon is not None and lexicon.words:
-            asked = lexicon.translate(question, self._names_in(question, lexicon.elision))
-            if asked != question:
-                answer = replace(answer, asked=asked)
-        return answer
-
-    def _answer(self, question: str, history: Sequence[tuple[str, str]],
-                llm: LLM | LLMClient | None, language: str) -> ExactAnswer:
         lexicon = self.lexicons.get(language)
         if language != "en" and (lexicon is None or not lexicon.words):
             name = lexicon.name if lexicon is not None else "this language"
@@ -164,6 +154,14 @@ class ExactAnswerer(Readings):
         if lexicon is not None and lexicon.words:
             asked = lexicon.translate(question,
                                       self._names_in(question, lexicon.elision))
+        answer = self._in_script(self._answer(asked, history, llm, language), language)
+        if language != "en" and asked != question:
+            answer = replace(answer, asked=asked)  # what retrieval searches with
+        return answer
+
+    def _answer(self, asked: str, history: Sequence[tuple[str, str]],
+                llm: LLM | LLMClient | None, language: str) -> ExactAnswer:
+        """The question, in the planner's English (``asked``), read and read again."""
         first = self._read(asked, history, llm, language)
         empty = first.status == "answered" and not first.total and first.plan is not None \
             and first.plan.operation in {"list", "count", "superlative", "describe"}
