@@ -296,3 +296,11 @@ def test_a_question_in_another_language_retrieves_with_its_english_words(
     found = {n.node.metadata.get("uri") for n in answer.nodes}
     wanted = {n.node.metadata.get("uri") for n in english.nodes}
     assert len(found & wanted) >= len(wanted) // 2
+
+
+def test_a_period_dates_begin_in_is_no_empty_period(works: ExactAnswerer) -> None:
+    # "Owl at Dusk" is dated 1845–1852: not wholly within the 1840s, but begun in them (as
+    # grouping by decade counts it); "there are no works made in the 1840s" would be false
+    answer = works.answer("how many works from the 1840s")
+    assert answer.status == "answered" and answer.count == 1, answer.text
+    assert "begin in it" in answer.text

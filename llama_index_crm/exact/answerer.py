@@ -271,6 +271,7 @@ class ExactAnswerer(Readings):
                 f"another question: answered from retrieval\n"
                 f"{describe_plan(plan, self.lexicon)}")
         answer = self.execute(plan)
+        answer = self._reaching(answer)
         unproven = self.empty.unproven(answer.result) if answer.result is not None else None
         if answer.result is not None and not answer.result.total and not unproven:
             guessed = unworded(answer.result.missing_relations, understanding)
@@ -288,6 +289,26 @@ class ExactAnswerer(Readings):
         if settled and answer.status == "answered":
             answer = replace(answer, text=f"{answer.text} ({'; '.join(settled)})")
         return replace(answer, understanding=understanding, language=language)
+
+    def _reaching(self, answer: ExactAnswer) -> ExactAnswer:
+        """An empty result of a period dates begin in ("works from the 1840s": none dated
+        wholly within them, three from 1845–1852, as grouping by decade counts them): those,
+        said so, never "there are none"."""
+        plan = answer.plan
+        if answer.result is None or answer.result.total or plan is None:
+            return answer
+        strict = [f for v in plan.variables for f in v.filters
+                  if f.years is not None and f.months is None and not f.begins]
+        if not strict:
+            return answer
+        loose = replace(plan, variables=tuple(
+            replace(v, filters=tuple(replace(f, begins=True) if f in strict else f
+                                     for f in v.filters)) for v in plan.variables))
+        found = self.execute(loose)
+        if found.status != "answered" or not found.total:
+            return answer
+        return replace(found, text=f"{found.text} (none is dated wholly within the period; "
+                                   f"these have dates that begin in it)")
 
     def _names_in(self, question: str, elision: bool = True) -> list[tuple[int, int]]:
         """Token spans of ``question`` (:meth:`Lexicon.tokens`) that are names of the graph

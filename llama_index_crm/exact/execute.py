@@ -369,7 +369,7 @@ class Executor(Ranking):
         if spans is not None:
             for start, span in zip(spans.start.tolist(), spans.node.tolist(), strict=True):
                 years = self.values.span_years(int(span))
-                if years is not None and within(years, (low, high)) and (
+                if years is not None and within(years, (low, high), condition.begins) and (
                         condition.months is None or self._in_months(int(span), condition)):
                     ok.add(int(events[start]))
         return [r for r, nodes in zip(rows, inner, strict=True) if nodes & ok]
@@ -613,7 +613,7 @@ class Executor(Ranking):
                 span = self.values.span_years(value)
                 if span is not None and relation.domain == "Event":
                     span = (span[0], span[0])  # an exhibition of 1941 is one opened in 1941
-                if span is None or not within(span, condition.years):
+                if span is None or not within(span, condition.years, condition.begins):
                     continue
                 if condition.months is not None and not self._in_months(value, condition):
                     continue
@@ -730,14 +730,17 @@ LONG_PERIOD = 99
 shorter ones (a decade, a year, a span) a date that lies wholly within them."""
 
 
-def within(span: tuple[int, int], period: tuple[int, int]) -> bool:
-    """Whether a date falls in a period: begins in a century; lies within a decade.
+def within(span: tuple[int, int], period: tuple[int, int], begins: bool = False) -> bool:
+    """Whether a date falls in a period: begins in a century; lies within a decade
+    (``begins``: begins in it, as grouping by decade counts it).
 
     >>> within((1795, 1805), (1700, 1799)), within((1795, 1805), (1790, 1799))
     (True, False)
+    >>> within((1795, 1805), (1790, 1799), begins=True)
+    True
     """
     low, high = period
-    if high - low >= LONG_PERIOD:
+    if begins or high - low >= LONG_PERIOD:
         return low <= span[0] <= high
     return span[0] >= low and span[1] <= high
 

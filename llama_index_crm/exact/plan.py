@@ -100,6 +100,8 @@ class ValueFilter:
             campaign, not the construction).
         months: inclusive months of the one year of ``years`` the date must begin in
             ("opened in March 1938").
+        begins: a date that begins in ``years`` counts (1845–1852 for the 1840s), not
+            only one that lies within them.
     """
 
     relation: str
@@ -110,6 +112,7 @@ class ValueFilter:
     forms: bool = False
     hints: tuple[str, ...] = ()
     months: tuple[int, int] | None = None
+    begins: bool = False
 
 
 @dataclass(frozen=True, slots=True)
