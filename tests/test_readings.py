@@ -304,3 +304,41 @@ def test_a_period_dates_begin_in_is_no_empty_period(works: ExactAnswerer) -> Non
     answer = works.answer("how many works from the 1840s")
     assert answer.status == "answered" and answer.count == 1, answer.text
     assert "begin in it" in answer.text
+
+
+@pytest.fixture(scope="module")
+def namesakes(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> ExactAnswerer:
+    folder = tmp_path_factory.mktemp("namesakes")
+    index = CrmGraphIndex.build([str(Path(__file__).parent / "data" / "namesakes.ttl")],
+                                folder / "index", cache_dir=folder / "cache")
+    return answerer_for(index)
+
+
+def test_a_name_of_two_kinds_is_read_as_the_one_that_answers(namesakes: ExactAnswerer) -> None:
+    # "Rosa Adler" is the artist and the retrospective of her: a director is an exhibition's
+    answer = namesakes.answer("When was the director of Rosa Adler born?")
+    assert answer.status == "answered", answer.plan_text
+    assert "1901" in answer.text and "1890" not in answer.text
+    assert "as the event" in answer.text  # the reading is said
+    # the artist's exhibitions ("part of": taking part), counted, not the event's
+    count = namesakes.answer("how many exhibitions was Rosa Adler part of")
+    assert count.status == "answered" and count.count == 2, count.plan_text
+    # both readings answer: the tie is asked back, never settled by a guess
+    assert namesakes.answer("tell me about Rosa Adler").status == "ambiguous"
+
+
+@pytest.mark.parametrize("question", [
+    "Who directed more exhibitions than anyone else?",
+    "who directed more exhibitions than anybody else",
+    "who directed the greatest number of exhibitions",
+])
+def test_more_than_anyone_else_is_a_superlative(namesakes: ExactAnswerer, question: str) -> None:
+    answer = namesakes.answer(question)
+    assert answer.status == "answered", answer.plan_text
+    assert [i["label"] for i in answer.items][:1] == ["Paul Stein"]
+
+
+def test_fewer_than_any_other_ranks_from_the_fewest(namesakes: ExactAnswerer) -> None:
+    answer = namesakes.answer("who directed fewer exhibitions than anyone else")
+    assert answer.status == "answered", answer.plan_text
+    assert [i["label"] for i in answer.items][:1] == ["Hugo Brandt"]

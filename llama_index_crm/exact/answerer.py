@@ -167,6 +167,10 @@ class ExactAnswerer(Readings):
             and first.plan.operation in {"list", "count", "superlative", "describe"}
         if first.status != "retrieval_only" and not empty:
             return first
+        ties = self._kinds_tied(first.plan) if first.plan is not None else []
+        kept = self._settled_by_answer(asked, history, ties, language, None) if ties else None
+        if kept is not None:  # "the director of Florine Stettheimer": the exhibition
+            return kept
         for text, note in [*first.readings, *self._appositions(asked),
                            *self._relative_clauses(asked), *self._passives(asked),
                            *self._misspelt_nouns(asked, first),
@@ -228,12 +232,15 @@ class ExactAnswerer(Readings):
         return self._institution
 
     def _read(self, asked: str, history: Sequence[tuple[str, str]], llm: LLM | LLMClient | None,
-              language: str, cover: str | None = None) -> ExactAnswer:
+              language: str, cover: str | None = None,
+              settled: dict[str, str] | None = None) -> ExactAnswer:
         """One reading of the question: planned, checked for coverage (of ``cover``, the
         question as asked, when the reading left words out), executed, and its absences
-        checked."""
-        parsed = self._llm_parse(asked, llm) if llm is not None and not history else None
-        parsed = parsed or self.parse(asked, history)
+        checked; ``settled``: folded phrase → the node it is read as naming."""
+        parsed = self._llm_parse(asked, llm) if llm is not None and not history and \
+            settled is None else None
+        parsed = parsed or (self.parse(asked, history) if settled is None else
+                            self.planner.parse(asked, self._focus(history), settled))
         chosen = self._settled_by_maker(asked, parsed.ambiguous)
         if chosen:
             parsed = self.planner.parse(asked, self._focus(history),
@@ -250,7 +257,9 @@ class ExactAnswerer(Readings):
                 if described is not None:
                     return described
         if parsed.ambiguous:
-            return replace(self._ambiguous(parsed.ambiguous), language=language)
+            kept = None if settled is not None else \
+                self._settled_by_answer(asked, history, parsed.ambiguous, language, cover)
+            return kept or replace(self._ambiguous(parsed.ambiguous), language=language)
         if parsed.plan is None:
             return ExactAnswer("retrieval_only", "", plan_text=parsed.reason,
                                language=language)

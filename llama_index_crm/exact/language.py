@@ -83,6 +83,9 @@ class Lexicon:
             paintings"), where elsewhere they mean "the".
         compounds: a name and a noun joined by hyphens make one word ("Solea-Tal": the
             Solea valley).
+        patterns: (regular expression, replacement) rewrites of the translated question,
+            for idioms with words between their parts ("more exhibitions than anyone
+            else" → "the most exhibitions").
     """
 
     code: str
@@ -94,6 +97,7 @@ class Lexicon:
     elision: bool = False
     after_noun: Mapping[str, str] = field(default_factory=dict)
     compounds: bool = False
+    patterns: tuple[tuple[re.Pattern[str], str], ...] = ()
 
     @property
     def longest(self) -> int:
@@ -139,6 +143,12 @@ class Lexicon:
         if not self.words:
             return question
         tokens = self.tokens(question, self.elision)
+        rewritten = self._rewritten(question)
+        if rewritten != question:  # an idiom with words between its parts, then the rest
+            names = [tokens[a:b] for a, b in keep]
+            question, tokens = rewritten, self.tokens(rewritten, self.elision)
+            keep = [(i, i + len(n)) for n in names for i in range(len(tokens) - len(n) + 1)
+                    if n and tokens[i:i + len(n)] == n][:len(names)]
         kept = {i for a, b in keep for i in range(a, b)}
         out: list[str] = []
         verbs: list[int] = []
@@ -190,6 +200,11 @@ class Lexicon:
             return question  # nothing of the lexicon's: the question as typed
         text = " ".join(out)
         return re.sub(r"\s+([?!.,;:])", r"\1", text)
+
+    def _rewritten(self, text: str) -> str:
+        for pattern, replacement in self.patterns:
+            text = pattern.sub(replacement, text)
+        return text
 
     def _compound(self, token: str) -> list[str]:
         """A name joined by hyphens to a noun of the lexicon ("Marathasa-Tal",
@@ -302,7 +317,9 @@ class Lexicons:
                 frozenset(fold_name(w) for w in obj.get("function_words", ())), words, folded,
                 bool(obj.get("verb_last", False)), bool(obj.get("elision", False)),
                 {_key(k): v for k, v in obj.get("after_noun", {}).items()},
-                bool(obj.get("compounds", False)))
+                bool(obj.get("compounds", False)),
+                tuple((re.compile(p["match"], re.IGNORECASE), p["english"])
+                      for p in obj.get("patterns", ())))
         return cls(found)
 
     def detect(self, question: str) -> str:

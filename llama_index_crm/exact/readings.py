@@ -18,6 +18,7 @@ import numpy as np
 
 from llama_index_crm.exact.execute import Value
 from llama_index_crm.exact.language import Lexicon
+from llama_index_crm.exact.linking import Unresolved
 from llama_index_crm.exact.outcome import ExactAnswer
 from llama_index_crm.exact.parse_words import DETERMINERS
 from llama_index_crm.exact.plan import ValueFilter
@@ -58,6 +59,12 @@ WHICH_PLACE = re.compile(r"^\s*(?:in\s+)?(?:which|what)\s+(?P<noun>[a-z]+)\s+"
 """A question asking which place: "which country was X born in"."""
 
 
+MAX_TIED = 6
+"""Nodes of a tied name each read in turn (more: the tie is asked back)."""
+CATEGORY_WORDS = {"Actor": "person or group", "Thing": "work or object", "Place": "place",
+                  "Event": "event", "Concept": "term", "Time": "period"}
+
+
 class Readings:
     """The readings of :class:`~.answerer.ExactAnswerer`."""
 
@@ -73,11 +80,52 @@ class Readings:
         def institution(self) -> frozenset[str]: ...
 
         def _read(self, asked: str, history: Sequence[tuple[str, str]], llm: Any,
-                  language: str, cover: str | None = None) -> ExactAnswer: ...
+                  language: str, cover: str | None = None,
+                  settled: dict[str, str] | None = None) -> ExactAnswer: ...
 
         def execute(self, plan: ExactPlan) -> ExactAnswer: ...
 
         def _names_in(self, question: str, elision: bool = True) -> list[tuple[int, int]]: ...
+
+    def _settled_by_answer(self, asked: str, history: Sequence[tuple[str, str]],
+                           ambiguous: Sequence[Unresolved], language: str,
+                           cover: str | None) -> ExactAnswer | None:
+        """A name nodes of several kinds carry ("Ben Shahn": an artist, and an exhibition
+        named after him), read as each of them: when exactly one reading covers the question
+        and finds an answer ("how many exhibitions was Ben Shahn part of": the artist's),
+        that one, said so; otherwise None (the tie is asked back). Nodes of one kind stay a
+        tie: an empty reading of one of two works of a title proves nothing."""
+        if len(ambiguous) != 1:
+            return None
+        tie = ambiguous[0]
+        if len(tie.candidates) > MAX_TIED or len({c.category for c in tie.candidates}) < 2:
+            return None
+        found = []
+        for candidate in tie.candidates:
+            answer = self._read(asked, history, None, language, cover,
+                                settled={fold_name(tie.text): candidate.node})
+            if answer.status == "answered" and answer.total and answer.result is not None:
+                found.append((candidate, answer))
+        if len({c.category for c, _ in found}) != 1 or len(found) != 1:
+            return None
+        candidate, answer = found[0]
+        kind = CATEGORY_WORDS.get(candidate.category, candidate.category.lower())
+        others = len(tie.candidates) - 1
+        rest = "the other node so named gives" if others == 1 else \
+            f"the {others} other nodes so named give"
+        note = f"reading “{tie.text}” as the {kind}; {rest} no answer to it"
+        return replace(answer, text=f"{answer.text} ({note})")
+
+    def _kinds_tied(self, plan: ExactPlan) -> list[Unresolved]:
+        """A name the plan linked to one node that nodes of another kind carry as well
+        (an artist, and the exhibition named after her): the tie, to be read each way."""
+        for anchor in plan.anchors:
+            found = self.names.lookup(anchor.text)
+            top = tuple(c for c in found if c.score == found[0].score) if found else ()
+            if len(top) <= MAX_TIED and len({c.category for c in top}) > 1 and \
+                    anchor.node in {c.node for c in top}:
+                return [Unresolved(anchor.text, top)]
+        return []
 
     def _misspelt_nouns(self, asked: str, first: ExactAnswer) -> list[tuple[str, str]]:
         """Readings with a word the plan left unexplained spelt as the class or type noun
