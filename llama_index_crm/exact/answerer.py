@@ -293,10 +293,10 @@ class ExactAnswerer(Readings):
                                understanding=understanding,
                                plan_text=f"{unproven}: answered from retrieval\n"
                                f"{answer.plan_text}")
-        settled = [f"of the works titled “{title}”, the one by {maker}"
-                   for title, (_, maker) in chosen.items()]
-        if settled and answer.status == "answered":
-            answer = replace(answer, text=f"{answer.text} ({'; '.join(settled)})")
+        by_maker = [f"of the works titled “{title}”, the one by {maker}"
+                    for title, (_, maker) in chosen.items()]
+        if by_maker and answer.status == "answered":
+            answer = replace(answer, text=f"{answer.text} ({'; '.join(by_maker)})")
         return replace(answer, understanding=understanding, language=language)
 
     def _reaching(self, answer: ExactAnswer) -> ExactAnswer:
