@@ -342,3 +342,14 @@ def test_fewer_than_any_other_ranks_from_the_fewest(namesakes: ExactAnswerer) ->
     answer = namesakes.answer("who directed fewer exhibitions than anyone else")
     assert answer.status == "answered", answer.plan_text
     assert [i["label"] for i in answer.items][:1] == ["Hugo Brandt"]
+
+
+def test_a_role_reached_beside_another_role_of_the_same_person(
+        namesakes: ExactAnswerer) -> None:
+    # Hugo Brandt is in New Drawings' "Artist" set and its "Designer" set: the walk to him
+    # through the first must not hide the second
+    answer = namesakes.answer("who designed New Drawings")
+    assert answer.status == "answered", answer.plan_text
+    assert [i["label"] for i in answer.items] == ["Hugo Brandt"]
+    artists = namesakes.answer("who were the artists of New Drawings")
+    assert sorted(i["label"] for i in artists.items) == ["Hugo Brandt", "Rosa Adler"]

@@ -161,10 +161,26 @@ class Walk:
 class _Trail:
     """Rows appended while walking: parent row and the triple (s, p, o) that led here."""
 
-    def __init__(self, n: int) -> None:
+    def __init__(self, n: int, origins: np.ndarray | None = None,
+                 through: np.ndarray | None = None) -> None:
         self.parent: list[np.ndarray] = [np.full(n, -1, dtype=np.int64)]
         self.triples: list[np.ndarray] = [np.full((n, 3), -1, dtype=np.int64)]
         self.size = n
+        self.n = n
+        self.origins = origins
+        self.through = through
+        """Nodes one of which a row must pass on its way (its ends not counted): a row
+        that has passed one carries its start index plus ``n``, so that it is kept apart
+        from a row reaching the same node by another way."""
+
+    def passed(self, start: np.ndarray, node: np.ndarray) -> np.ndarray:
+        """``start`` of rows about to leave ``node``, marked where the node is one of
+        :attr:`through` (and not the row's own start)."""
+        if self.through is None or self.origins is None or not len(start):
+            return start
+        mark = (start < self.n) & np.isin(node, self.through) & \
+            (node != self.origins[start % self.n])
+        return np.where(mark, start + self.n, start)
 
     def add(self, parent: np.ndarray, triples: np.ndarray) -> np.ndarray:
         rows = np.arange(self.size, self.size + len(parent), dtype=np.int64)
@@ -352,19 +368,27 @@ class PathEngine:
                             via_classes=classes["via"])
 
     # -- walking ---------------------------------------------------------------------------
-    def walk(self, starts: np.ndarray, path: CompiledStep, reverse: bool = False) -> Walk:
+    def walk(self, starts: np.ndarray, path: CompiledStep, reverse: bool = False,
+             through: np.ndarray | None = None) -> Walk:
         """Every node ``path`` reaches from each of ``starts`` (term ids), with witnesses.
 
         Args:
             starts: start node ids.
             path: a compiled path (or step).
             reverse: walk it from its end to its start (range → domain).
+            through: only the ways that pass one of these nodes between their ends (a
+                role's set: a person reached through the "Artist" set of an exhibition
+                and through its "Designer" set is its designer); None: any way.
         """
         starts = np.asarray(starts, dtype=np.int64)
-        trail = _Trail(len(starts))
+        n = len(starts)
+        trail = _Trail(n, starts, through)
         step = path.reversed() if reverse else path
-        start, node, row = self._apply(step, np.arange(len(starts), dtype=np.int64), starts,
-                                       np.arange(len(starts), dtype=np.int64), trail)
+        start, node, row = self._apply(step, np.arange(n, dtype=np.int64), starts,
+                                       np.arange(n, dtype=np.int64), trail)
+        if through is not None:
+            keep = start >= n
+            start, node, row = start[keep] - n, node[keep], row[keep]
         return Walk(start, node, row, trail.parent, trail.triples, starts)
 
     def _apply(self, step: CompiledStep, start: np.ndarray, node: np.ndarray, row: np.ndarray,
@@ -426,6 +450,7 @@ class PathEngine:
                trail: _Trail) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         store = self.store
         parts = []
+        start = trail.passed(start, node)
         if len(step.forward) and len(node):
             owner, pos = _ranges(store.out_offsets[node], store.out_offsets[node + 1])
             hit = np.isin(store.p_ids[pos], step.forward)

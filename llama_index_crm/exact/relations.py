@@ -240,12 +240,47 @@ class RelationWalker:
         path = self.compiled(relation, closure)
         if reverse:
             starts = self._typed_range(relation, np.asarray(starts, dtype=np.int64))
-        walk = self.engine.walk(starts, path, reverse=reverse)
+        through = self.labelled(relation.via_labels) if relation.via_labels else None
+        walk = self.engine.walk(starts, path, reverse=reverse, through=through)
         if not reverse:
             walk = walk.kept(self._range_ok(relation, walk.node))
-        if relation.via_labels and len(walk):
-            walk = walk.kept(self._through(walk, frozenset(relation.via_labels)))
         return walk
+
+    def labelled(self, wanted: Sequence[str]) -> np.ndarray:
+        """Ids of the nodes labelled one of ``wanted`` (case and spaces ignored) or typed
+        with a type so labelled: the nodes a role's ways pass (its sets, its typed
+        assignments)."""
+        key = ("labelled", *wanted)
+        found = self._types.get(key)
+        if found is None:
+            store = self.engine.store
+            named = np.unique(np.concatenate([store.ids_labelled(w) for w in wanted]))
+            typed = [s for t in named.tolist() for s in self._typed_by(t)]
+            found = np.unique(np.concatenate([named, np.asarray(typed, dtype=np.int64)]))
+            self._types[key] = found
+        return found
+
+    def _typed_by(self, type_id: int) -> list[int]:
+        p_ids, s_ids = self.engine.store.in_ids(type_id)
+        return s_ids[np.isin(p_ids, self._type_pred)].tolist() if len(self._type_pred) \
+            else []
+
+    def inner_reached(self, relation: Relation, starts: np.ndarray) -> np.ndarray:
+        """The nodes ``relation``'s paths pass between their ends from ``starts``, on every
+        way (a person in an exhibition's "Artist" set and in its "Designer" set: both
+        sets), each node once."""
+        found = []
+        for path in relation.paths:
+            steps = self.engine.compile(path).children
+            for k in range(1, len(steps)):
+                before = self.engine.walk(starts, CompiledStep(children=steps[:k],
+                                                               sequence=True))
+                nodes = np.unique(before.node)
+                if not len(nodes):
+                    break
+                after = self.engine.walk(nodes, CompiledStep(children=steps[k:], sequence=True))
+                found.append(nodes[np.unique(after.start)])
+        return np.unique(np.concatenate(found)) if found else np.empty(0, dtype=np.int64)
 
     def node_labels(self, node: int) -> frozenset[str]:
         """A node's folded label and the folded labels of its types (cached)."""
@@ -266,12 +301,6 @@ class RelationWalker:
         for row, witness in zip(rows, walk.witnesses(rows), strict=True):
             ends = {walk.origin(row), int(walk.node[row])}
             yield {n for t in witness for n in (t[0], t[2])} - ends
-
-    def _through(self, walk: Walk, wanted: frozenset[str]) -> np.ndarray:
-        """Boolean per row: a node on its way carries one of the ``wanted`` labels."""
-        return np.fromiter((any(self.node_labels(n) & wanted for n in inner)
-                            for inner in self.inner_nodes(walk, range(len(walk)))),
-                           dtype=bool, count=len(walk))
 
     def _range_ok(self, relation: Relation, nodes: np.ndarray) -> np.ndarray:
         keep = np.ones(len(nodes), dtype=bool)

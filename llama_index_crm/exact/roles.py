@@ -74,10 +74,9 @@ def role_relations(walker: RelationWalker, base: Relation, events: np.ndarray,
     """
     if not len(events):
         return []
-    walk = walker.walk(base, events)
     counts: Counter[str] = Counter()
-    for inner in walker.inner_nodes(walk, range(len(walk))):
-        counts.update(set().union(*(walker.node_labels(n) for n in inner)) if inner else ())
+    for node in walker.inner_reached(base, events).tolist():
+        counts.update(walker.node_labels(node))
     found: list[Relation] = []
     for label, _ in counts.most_common():
         cleaned = fold_name(label.strip("[]() "))
