@@ -353,3 +353,13 @@ def test_a_role_reached_beside_another_role_of_the_same_person(
     assert [i["label"] for i in answer.items] == ["Hugo Brandt"]
     artists = namesakes.answer("who were the artists of New Drawings")
     assert sorted(i["label"] for i in artists.items) == ["Hugo Brandt", "Rosa Adler"]
+
+
+def test_a_year_beside_a_name_is_the_named_node_s_date(exhibitions: ExactAnswerer) -> None:
+    # Prints Today opened in 1951; its artist Carl Dorn was born in 1903
+    answer = exhibitions.answer("Prints Today 1951 - which artists were in it")
+    assert answer.status == "answered", answer.plan_text
+    assert "Carl Dorn" in {i["label"] for i in answer.items}
+    assert "“1951” as the date of Prints Today" in answer.text
+    # a year that is not the show's own stays a filter on the artists: none born in 1900
+    assert not exhibitions.answer("Prints Today 1900 - which artists were in it").items

@@ -59,6 +59,9 @@ WHICH_PLACE = re.compile(r"^\s*(?:in\s+)?(?:which|what)\s+(?P<noun>[a-z]+)\s+"
 """A question asking which place: "which country was X born in"."""
 
 
+_YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
+_BESIDE = " -–—,:;()[]"
+"""What may stand between a name and its year ("Twelve Americans (1956)")."""
 MAX_TIED = 6
 """Nodes of a tied name each read in turn (more: the tie is asked back)."""
 CATEGORY_WORDS = {"Actor": "person or group", "Thing": "work or object", "Place": "place",
@@ -126,6 +129,42 @@ class Readings:
                     anchor.node in {c.node for c in top}:
                 return [Unresolved(anchor.text, top)]
         return []
+
+    def _dated_names(self, asked: str, first: ExactAnswer) -> list[tuple[str, str]]:
+        """Readings without a year typed right beside a name when it is the named node's own
+        date ("twelve americans 1956 - which artists were in it": the show of 1956, not
+        artists born then)."""
+        if first.plan is None:
+            return []
+        out = []
+        for anchor in first.plan.anchors:
+            at = re.search(re.escape(anchor.text), asked, re.IGNORECASE)
+            years = self._own_years(anchor.node) if at is not None else None
+            if at is None or years is None:
+                continue
+            for match in _YEAR.finditer(asked):
+                between = asked[at.end():match.start()] if match.start() >= at.end() else \
+                    asked[match.end():at.start()]
+                if between.strip(_BESIDE) or not years[0] <= int(match.group()) <= years[1]:
+                    continue
+                text = " ".join((asked[:match.start()].rstrip(_BESIDE) + " " +
+                                 asked[match.end():].lstrip(_BESIDE)).split())
+                out.append((text, f"reading “{match.group()}” as the date of "
+                                  f"{anchor.label}"))
+        return out
+
+    def _own_years(self, uri: str) -> tuple[int, int] | None:
+        """The years a named event or work is dated in (its own time-span)."""
+        node = self.executor.node_id(uri)
+        category = self.executor.values.category(node) if node is not None else None
+        relation = self.lexicon.get({"Event": "event-date", "Thing": "creation-date"}.get(
+            category or "", ""))
+        if node is None or relation is None:
+            return None
+        walk = self.executor.walker.walk(relation, np.asarray([node], dtype=np.int64))
+        spans = [y for y in (self.executor.values.span_years(int(n))
+                             for n in walk.node.tolist()) if y is not None]
+        return (min(b for b, _ in spans), max(e for _, e in spans)) if spans else None
 
     def _misspelt_nouns(self, asked: str, first: ExactAnswer) -> list[tuple[str, str]]:
         """Readings with a word the plan left unexplained spelt as the class or type noun
