@@ -320,9 +320,10 @@ def test_a_name_of_two_kinds_is_read_as_the_one_that_answers(namesakes: ExactAns
     assert answer.status == "answered", answer.plan_text
     assert "1901" in answer.text and "1890" not in answer.text
     assert "as the event" in answer.text  # the reading is said
-    # the artist's exhibitions ("part of": taking part), counted, not the event's
+    # the artist's exhibitions ("part of": taking part in any role: artist of two, curator
+    # of one), counted, not the event's
     count = namesakes.answer("how many exhibitions was Rosa Adler part of")
-    assert count.status == "answered" and count.count == 2, count.plan_text
+    assert count.status == "answered" and count.count == 3, count.plan_text
     # both readings answer: the tie is asked back, never settled by a guess
     assert namesakes.answer("tell me about Rosa Adler").status == "ambiguous"
 
@@ -363,3 +364,35 @@ def test_a_year_beside_a_name_is_the_named_node_s_date(exhibitions: ExactAnswere
     assert "“1951” as the date of Prints Today" in answer.text
     # a year that is not the show's own stays a filter on the artists: none born in 1900
     assert not exhibitions.answer("Prints Today 1900 - which artists were in it").items
+
+
+def test_a_role_noun_counts_the_role_s_holders(namesakes: ExactAnswerer) -> None:
+    # no actor is typed "director": the directors are those the graph records as one
+    # (every actor had been counted), also under a role label written in brackets
+    directors = namesakes.answer("how many different directors are there")
+    assert directors.status == "answered" and directors.count == 2, directors.plan_text
+    curators = namesakes.answer("how many curators")
+    assert curators.count == 1 and "Rosa Adler" in curators.text
+    assert [i["label"] for i in namesakes.answer("who curated Old Prints").items] == \
+        ["Rosa Adler"]
+
+
+@pytest.mark.parametrize(("question", "language"), [
+    ("Wie viele Künstler zeigte The Work of Young Architects in the Middle West?", "de"),
+    ("Quante mostre hanno incluso opere di Ben Shahn?", "it"),
+])
+def test_a_two_word_question_opening_tells_the_language(question: str, language: str) -> None:
+    assert Lexicons.default().detect(question) == language
+
+
+@pytest.mark.parametrize("question", [
+    "jury members of the Williamsburg Competition",
+    "Edward Hopper retrospective: opening year?",
+])
+def test_an_ordinary_word_before_a_relation_word_is_no_missing_name(
+        question: str) -> None:
+    check = AbsenceCheck(None)
+    word = question.split()[0] if question.startswith("jury") else "retrospective"
+    verbs = frozenset({"members", "opening"})
+    assert not check.name_shaped(word, question, verbs=verbs)
+    assert check.name_shaped("Picasso", "Picasso painted what", verbs=frozenset({"painted"}))

@@ -385,7 +385,8 @@ class ExactAnswerer(Readings):
                     readings.append((text, f"reading “{proof.text}” as {proof.close}"))
             # words that are no name (a name of the graph, of another kind than the reading
             # expected, is never replaced by a relation word or dropped)
-            ordinary = [p.text for p in unproven if p.close is None and not p.named]
+            ordinary = [p.text for p in unproven if p.close is None and not p.named
+                        or set(fold_name(p.text).split()) <= self.institution]
             for words in ordinary:  # a slip of a class noun ("how many peices by X")
                 near = self._respelt(fold_name(words))
                 if near is not None:

@@ -117,6 +117,7 @@ class Executor(Ranking):
         self._holders: frozenset[str] | None = None
         self._materials: dict[int, str] | None = None
         self._maker_sets: dict[str, np.ndarray] = {}
+        self._role_sets: dict[str, np.ndarray | None] = {}
         self._type_words: dict[int, frozenset[str]] = {}
         self._type_labels: dict[int, tuple[str, ...]] = {}
         self._folded: dict[int, str] = {}
@@ -194,8 +195,24 @@ class Executor(Ranking):
                     return_counts=True)
                 found = {self.uri(int(a)) for a, c in zip(actors, counts, strict=True)
                          if c >= HOLDER_SHARE * len(np.unique(walk.start))}
-            self._holders = frozenset(found)
+            self._holders = frozenset(found or self._event_holders())
         return self._holders
+
+    def _event_holders(self) -> set[str]:
+        """Actors, by name, that carried out at least half of the graph's events (a museum's
+        exhibition history: the museum, recorded anew in each exhibition's record)."""
+        relation = self.lexicon.get("carried-out-by")
+        events = self.members_of_category("Event")
+        if relation is None or not len(events):
+            return set()
+        walk = self.walker.walk(relation, events)
+        by_name: dict[str, set[int]] = {}
+        for start, node in zip(walk.start.tolist(), walk.node.tolist(), strict=True):
+            by_name.setdefault(fold_name(self.label(node)), set()).add(start)
+        named = {n for n, starts in by_name.items()
+                 if n and len(starts) >= HOLDER_SHARE * len(np.unique(walk.start))}
+        return {self.uri(int(node)) for node in np.unique(walk.node).tolist()
+                if fold_name(self.label(int(node))) in named}
 
     def members_of_category(self, category: str | None) -> np.ndarray:
         """Term ids of every node of a category (every non-literal node for None/Any)."""
@@ -296,7 +313,20 @@ class Executor(Ranking):
         noun = (var.noun or "").lower()
         if var.category == "Actor" and noun in MAKER_NOUNS:
             nodes = np.intersect1d(nodes, self._makers(noun))
+        elif var.category == "Actor" and (holders := self._role_holders(noun)) is not None:
+            nodes = np.intersect1d(nodes, holders)
         return nodes
+
+    def _role_holders(self, noun: str) -> np.ndarray | None:
+        """The actors a role's noun stands for ("directors": those the graph records as
+        director of some event), or None when no role of the graph is named so."""
+        if not noun:
+            return None
+        if noun not in self._role_sets:
+            walks = [self.walker.walk(r, self.members_of_category(r.domain)).node
+                     for r in self.lexicon.values() if r.via_labels and noun in r.nouns]
+            self._role_sets[noun] = np.unique(np.concatenate(walks)) if walks else None
+        return self._role_sets[noun]
 
     def _makers(self, noun: str) -> np.ndarray:
         """The actors a maker's noun stands for: makers of things, and those the graph
@@ -475,6 +505,9 @@ class Executor(Ranking):
         noun = (var.noun or "").lower()
         if var.category == "Actor" and var.anchor is None and noun in MAKER_NOUNS:
             keep &= np.isin(nodes, self._makers(noun))  # "artists born in the 1920s"
+        elif var.category == "Actor" and var.anchor is None and \
+                (holders := self._role_holders(noun)) is not None:  # "how many directors"
+            keep &= np.isin(nodes, holders)
         gendered = [w for w in (noun, *var.types) if w in GENDER_WORDS]
         genders = [GENDER_WORDS[w] for w in gendered]
         if genders and var.category == "Actor":

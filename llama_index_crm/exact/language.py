@@ -335,9 +335,11 @@ class Lexicons:
         if words:  # a question word of one language only opens its questions
             first = _key(_WORD.findall(text)[0])
             own = self.by_code.get("en")
+            pair = " ".join(_key(w) for w in _WORD.findall(text)[:2])
             if own is None or words[0] not in own.function_words:
-                for code, lex in self.by_code.items():
-                    if code != "en" and lex.words.get(first) in QUESTION_WORDS:
+                for code, lex in self.by_code.items():  # "wie viele", "quante"
+                    if code != "en" and (lex.words.get(first) in QUESTION_WORDS
+                                         or lex.words.get(pair) in QUESTION_WORDS):
                         return code
         # words typed in lower case (and the first): a title's or a name's words ("The
         # Rocky Mountains", "Taos Canyon, New Mexico") say nothing of the asker's language

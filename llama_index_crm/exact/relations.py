@@ -247,14 +247,18 @@ class RelationWalker:
         return walk
 
     def labelled(self, wanted: Sequence[str]) -> np.ndarray:
-        """Ids of the nodes labelled one of ``wanted`` (case and spaces ignored) or typed
-        with a type so labelled: the nodes a role's ways pass (its sets, its typed
-        assignments)."""
+        """Ids of the nodes whose folded label is one of ``wanted``, or that are typed with
+        a type so labelled: the nodes a role's ways pass (its sets, "[Curator]" too; its
+        typed assignments)."""
         key = ("labelled", *wanted)
         found = self._types.get(key)
         if found is None:
             store = self.engine.store
-            named = np.unique(np.concatenate([store.ids_labelled(w) for w in wanted]))
+            named = np.unique(np.concatenate(
+                [store.ids_containing(w) for w in wanted] or [np.empty(0, np.int64)]))
+            folded = frozenset(wanted)
+            named = np.asarray([n for n in named.tolist()
+                                if fold_name(store.label_of(n) or "") in folded], np.int64)
             typed = [s for t in named.tolist() for s in self._typed_by(t)]
             found = np.unique(np.concatenate([named, np.asarray(typed, dtype=np.int64)]))
             self._types[key] = found

@@ -439,6 +439,8 @@ def institution_words(labels: Iterable[str]) -> frozenset[str]:
 
     >>> sorted(institution_words(["Yale Center for British Art"]))
     ['art', 'british', 'center', 'centre', 'for', 'yale', 'ycba', 'ycfba']
+    >>> "moma" in institution_words(["The Museum of Modern Art"])
+    True
     """
     found: set[str] = set()
     for label in labels:
@@ -449,6 +451,8 @@ def institution_words(labels: Iterable[str]) -> frozenset[str]:
         if len(words) >= 2:
             found.add("".join(w[0] for w in words))
             found.add("".join(w[0] for w in words if w not in rules.TITLE_JOINERS))
+            if words[0] in {"the", "a", "an"}:  # "The Museum of Modern Art": moma
+                found.add("".join(w[0] for w in words[1:]))
     return frozenset(found)
 
 

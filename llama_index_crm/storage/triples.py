@@ -518,6 +518,18 @@ class TripleStore:
                                            False).to_numpy(zero_copy_only=False))
         return hits[~self.is_literal[hits]] if len(hits) else hits
 
+    def ids_containing(self, word: str) -> np.ndarray:
+        """Ids of the non-literal terms whose label holds ``word`` (case ignored): the
+        candidates of a folded-label match, checked by the caller."""
+        if self._lower_labels is None:
+            self._lower_labels = pc.utf8_lower(self._labels.cast(pa.string()))
+        if not word:
+            return np.empty(0, dtype=np.int64)
+        hits = np.flatnonzero(pc.fill_null(pc.match_substring(self._lower_labels,
+                                                              word.lower()),
+                                           False).to_numpy(zero_copy_only=False))
+        return hits[~self.is_literal[hits]] if len(hits) else hits
+
     def subjects(self) -> Iterator[str]:
         """Every distinct subject, in byte order."""
         ids = np.flatnonzero(np.diff(self._out_offsets))
