@@ -396,3 +396,21 @@ def test_an_ordinary_word_before_a_relation_word_is_no_missing_name(
     verbs = frozenset({"members", "opening"})
     assert not check.name_shaped(word, question, verbs=verbs)
     assert check.name_shaped("Picasso", "Picasso painted what", verbs=frozenset({"painted"}))
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("New Drawings: whose work was in it?", ["Hugo Brandt", "Rosa Adler"]),
+    ("New Drawings — who served as its designer?", ["Hugo Brandt"]),
+    ("I'm looking into the show New Drawings - who directed it?", ["Paul Stein"]),
+])
+def test_a_topic_named_first_and_pointed_back_to(namesakes: ExactAnswerer, question: str,
+                                                 expected: list[str]) -> None:
+    answer = namesakes.answer(question)
+    assert answer.status == "answered", answer.plan_text
+    assert sorted(i["label"] for i in answer.items) == expected
+
+
+def test_a_maker_s_noun_in_an_exhibition_is_its_artists(namesakes: ExactAnswerer) -> None:
+    # no role "Painter": New Drawings records its makers as its artists
+    answer = namesakes.answer("how many painters were in New Drawings")
+    assert answer.status == "answered" and answer.count == 2, answer.plan_text

@@ -64,6 +64,9 @@ CLOSE_FOREIGN_RATIO = 85
 """The same for each word of a name in a translated question ("Nikosia", "Nicosia")."""
 CAPITALISED_NOUNS = frozenset({"de"})
 """Languages that write every noun with a capital: one capitalised word is no sign of a name."""
+SUBJECT_AUX = frozenset({"did", "does", "do", "has", "have", "had", "was", "were", "is",
+                         "are", "will", "would", "can", "could"})
+"""Auxiliaries a question's subject follows ("how many churches did picasso paint")."""
 EXISTING = frozenset({"exact", "stripped", "inverted", "stop-words", "acronym"})
 """Ways a name matches that say the node is there (as another kind than asked)."""
 RARE_OPENER = 5
@@ -392,8 +395,11 @@ class AbsenceCheck:
         after = keys[start + len(folded)] if start + len(folded) < len(keys) else ""
         if ordinary and before in NAME_CUES - STRONG_CUES and ADVERB.search(folded[0]):
             return False  # "come from originally" (but "portraits of picasso")
-        if before in NAME_CUES or not foreign and not ordinary and (before in verbs
-                                                                    or after in verbs):
+        if before in NAME_CUES or not foreign and (before in verbs and not ordinary
+                                                   or after in verbs and (
+                                                       not ordinary or before in SUBJECT_AUX)):
+            # "did picasso paint": a subject between an auxiliary and its verb, even a word
+            # of the dictionary; "jury members of", "retrospective: opening": no subject
             # after a verb, an ordinary word is the verb's ("held here", "painted sunflowers")
             return True
         last = span[-1]

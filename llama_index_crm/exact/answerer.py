@@ -175,6 +175,7 @@ class ExactAnswerer(Readings):
                            *self._relative_clauses(asked), *self._passives(asked),
                            *self._misspelt_nouns(asked, first),
                            *self._dated_names(asked, first),
+                           *self._topics(asked),
                            *self._place_questions(asked)]:
             # a reading that leaves words out is judged on the question as asked; one
             # that replaces words (a close name, a relation word) on its own words, and

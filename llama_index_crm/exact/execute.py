@@ -333,9 +333,12 @@ class Executor(Ranking):
         records in a role of that name ("Artist" in an exhibition's roles)."""
         found = self._maker_sets.get(noun)
         if found is None:
+            # a maker's noun no role of the graph is named by ("photographers"): those an
+            # exhibition records as its artists are makers too
+            own = any(r.via_labels and noun in r.nouns for r in self.lexicon.values())
             walks = [self.walker.walk(r, self.members_of_category(r.domain)).node
                      for r in self.lexicon.values() if r.id == "created-by" or (
-                         r.via_labels and noun in r.nouns)]
+                         r.via_labels and (noun in r.nouns or not own and "artist" in r.nouns))]
             found = np.unique(np.concatenate(walks)) if walks else np.zeros(0, np.int64)
             self._maker_sets[noun] = found
         return found

@@ -416,8 +416,13 @@ class LinkParts(BuilderState):
             return relation
         # "who was the director" of an event that records a director: that role, not
         # whoever carried the event out (the museum)
-        return next((r for r in self.p.relations_for(noun) if r.via_labels and noun in r.nouns
-                     and (r.fr == relation.fr or relation.id == CARRIED_OUT)), relation)
+        named = next((r for r in self.p.relations_for(noun) if r.via_labels and noun in r.nouns
+                      and (r.fr == relation.fr or relation.id == CARRIED_OUT)), None)
+        if named is None and noun in AGENT_WORKS and relation.id == ROLE_RELATION:
+            # "the photographers in E": an exhibition records its makers as its artists
+            named = next((r for r in self.p.relations_for("artist") if r.via_labels
+                          and "artist" in r.nouns and r.fr == relation.fr), None)
+        return named or relation
 
     def _relation_between(self, left: Slot, right: Slot,
                           cue: Sequence[str]) -> tuple[Relation, bool] | None:

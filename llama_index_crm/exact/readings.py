@@ -59,6 +59,18 @@ WHICH_PLACE = re.compile(r"^\s*(?:in\s+)?(?:which|what)\s+(?P<noun>[a-z]+)\s+"
 """A question asking which place: "which country was X born in"."""
 
 
+_TOPIC_BREAK = re.compile(r"\s+[—–-]+\s+|:\s+|\s*[—–]\s*")
+"""Where a question naming its topic first goes on ("X — who directed it?", "X: when?")."""
+_POINTER = re.compile(r"\b(?:it|them|him|he|she|they|its|their|his|her)\b", re.I)
+_POSSESSIVE = re.compile(r"\b(its|their|his|her)\s+(\w+)", re.I)
+_PREAMBLE = re.compile(r"^(?:(?:i'?m|i am|we'?re|we are)\s+(?:looking\s+(?:into|at)|"
+                       r"researching|studying|reading\s+about|interested\s+in|curious\s+"
+                       r"about|writing\s+about|working\s+on)|(?:question|quick question|"
+                       r"regarding|about|concerning|re)\b)[\s,:]*", re.I)
+_TOPIC_WORDS = frozenset({"the", "a", "an", "show", "exhibition", "exhibit", "of", "in",
+                          "at", "moma", "museum", "retrospective", "inaugural", "famous",
+                          "so", "called", "titled", "named", "entitled"})
+"""Words a topic phrase may hold beside its name and say nothing more by."""
 _YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
 _BESIDE = " -–—,:;()[]"
 """What may stand between a name and its year ("Twelve Americans (1956)")."""
@@ -130,6 +142,35 @@ class Readings:
                 return [Unresolved(anchor.text, top)]
         return []
 
+    def _topics(self, asked: str) -> list[tuple[str, str]]:
+        """Readings of a question that names its topic first and then points back to it
+        ("Five California Houses: whose work was in it?", "Built in USA: Post-War
+        Architecture — who served as its advisor?", "I'm looking into the show X — who
+        directed it?"): the pronoun replaced by the topic (the whole phrase, then the name
+        alone when the other words of the phrase say nothing more)."""
+        out: list[tuple[str, str]] = []
+        for match in reversed(list(_TOPIC_BREAK.finditer(asked))):
+            head, tail = asked[:match.start()].strip(), asked[match.end():].strip()
+            if not head or not _POINTER.search(tail):
+                continue
+            head = _PREAMBLE.sub("", head).strip()
+            spans = self._names_in(head, False)
+            tokens = Lexicon.tokens(head, False)
+            names = [" ".join(tokens[a:b]) for a, b in spans]
+            rest = [fold_name(t) for i, t in enumerate(tokens)
+                    if not any(a <= i < b for a, b in spans) and fold_name(t)]
+            topics = [head]
+            if len(names) == 1 and all(w in _TOPIC_WORDS or self.planner.noun_category(w)
+                                       or w.isdigit() and self._names_year(names[0], int(w))
+                                       for w in rest):
+                topics.append(names[0])  # "the 1939 show Seven American Photographers"
+            for topic in dict.fromkeys(topics):
+                text = _POSSESSIVE.sub(lambda m, t=topic: f"the {m.group(2)} of {t}", tail)
+                text = _POINTER.sub(topic, text)
+                out.append((text, f"reading “{_POINTER.search(tail).group()}” as {topic}"))
+            break
+        return out
+
     def _dated_names(self, asked: str, first: ExactAnswer) -> list[tuple[str, str]]:
         """Readings without a year typed right beside a name when it is the named node's own
         date ("twelve americans 1956 - which artists were in it": the show of 1956, not
@@ -152,6 +193,14 @@ class Readings:
                 out.append((text, f"reading “{match.group()}” as the date of "
                                   f"{anchor.label}"))
         return out
+
+    def _names_year(self, name: str, year: int) -> bool:
+        """Whether a node ``name`` names is dated in ``year`` ("the 1939 show X")."""
+        for candidate in self.names.lookup(name)[:MAX_TIED]:
+            years = self._own_years(candidate.node)
+            if years is not None and years[0] <= year <= years[1]:
+                return True
+        return False
 
     def _own_years(self, uri: str) -> tuple[int, int] | None:
         """The years a named event or work is dated in (its own time-span)."""

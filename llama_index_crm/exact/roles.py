@@ -91,6 +91,11 @@ def role_relations(walker: RelationWalker, base: Relation, events: np.ndarray,
     return _with_head_nouns(found)
 
 
+_AGENT = re.compile(r"^[a-z]{2,}(?:er|or|ist|ian|ant|ent|ee)$|^(?:judge|chair|head|member)$")
+"""A word that names a person by what they do ("judge", "curator"), not an act
+("attribution") or a preposition ("carried out by")."""
+
+
 def _with_head_nouns(roles: list[Relation]) -> list[Relation]:
     """Roles of several words also named by their last word ("judges": the competition
     judges) where no other role is named so ("curators" stays the curators', not the
@@ -100,7 +105,7 @@ def _with_head_nouns(roles: list[Relation]) -> list[Relation]:
     out = []
     for r in roles:
         head = r.label.split()[-1]
-        if " " in r.label and heads[head] == 1 and head not in taken:
+        if " " in r.label and heads[head] == 1 and head not in taken and _AGENT.search(head):
             r = replace(r, nouns=(*r.nouns, *dict.fromkeys((head, pluralise(head)))))
         out.append(r)
     return out

@@ -344,7 +344,7 @@ def understand(question: str, plan: ExactPlan | None, words: PlannerWords,
             role = "name" if word in names else "unexplained"
         elif tag == "time":
             role = "time" if dated else "name" if word in names else "unexplained"
-        elif word in held:
+        elif word in held and word not in names:  # a name the plan links is a name
             role = "grammar"
         else:
             role = _role(word, words, by_relation, names, nouns, categories, operation,
