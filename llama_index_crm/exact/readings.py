@@ -151,7 +151,8 @@ class Readings:
         out: list[tuple[str, str]] = []
         for match in reversed(list(_TOPIC_BREAK.finditer(asked))):
             head, tail = asked[:match.start()].strip(), asked[match.end():].strip()
-            if not head or not _POINTER.search(tail):
+            pointer = _POINTER.search(tail)
+            if not head or pointer is None:
                 continue
             head = _PREAMBLE.sub("", head).strip()
             spans = self._names_in(head, False)
@@ -165,9 +166,9 @@ class Readings:
                                        for w in rest):
                 topics.append(names[0])  # "the 1939 show Seven American Photographers"
             for topic in dict.fromkeys(topics):
-                text = _POSSESSIVE.sub(lambda m, t=topic: f"the {m.group(2)} of {t}", tail)
-                text = _POINTER.sub(topic, text)
-                out.append((text, f"reading “{_POINTER.search(tail).group()}” as {topic}"))
+                literal = _escaped(topic)
+                text = _POINTER.sub(literal, _POSSESSIVE.sub(rf"the \2 of {literal}", tail))
+                out.append((text, f"reading “{pointer.group()}” as {topic}"))
             break
         return out
 
@@ -420,6 +421,11 @@ class Readings:
                 out.append((re.sub(r"\s+([?!.,;:])", r"\1", text),
                             f"reading “{noun} {tokens[start]}…” as the {noun} named so"))
         return out
+
+
+def _escaped(text: str) -> str:
+    """``text`` as a literal replacement of :func:`re.sub`."""
+    return text.replace("\\", "\\\\")
 
 
 def typed_lower(question: str, text: str) -> bool:
