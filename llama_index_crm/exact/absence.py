@@ -88,6 +88,7 @@ RETRIEVED = 10
 ADVERB = re.compile(r"^[a-z]{4,}ly$")
 """An adverb in lower case ("originally", "recently"): no name after a preposition."""
 _WORD = re.compile(r"[^\W_][\w'’\-]*", re.UNICODE)
+_POSSESSIVE_END = re.compile(r"['’]s?$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -361,7 +362,7 @@ class AbsenceCheck:
         if any(fold_name(t) == " ".join(folded) for t in quoted_titles(question)):
             return True
         tokens = [m.group() for m in _WORD.finditer(question)]
-        keys = [fold_name(t) for t in tokens]
+        keys = [fold_name(_POSSESSIVE_END.sub("", t)) for t in tokens]  # "Sherman's"
         start = _find(keys, folded)
         if start is None:  # rewritten words (a contraction): judged by the words alone
             return not foreign and any(w not in self.common and w not in vocabulary

@@ -162,6 +162,10 @@ class ExactAnswerer(Readings):
     def _answer(self, asked: str, history: Sequence[tuple[str, str]],
                 llm: LLM | LLMClient | None, language: str) -> ExactAnswer:
         """The question, in the planner's English (``asked``), read and read again."""
+        for text, note in self._topics(asked):  # "X — how many of their works are here?"
+            topical = self._read(text, history, None, language)
+            if topical.status == "answered" and topical.total:
+                return replace(topical, text=f"{topical.text} ({note})")
         first = self._read(asked, history, llm, language)
         empty = first.status == "answered" and not first.total and first.plan is not None \
             and first.plan.operation in {"list", "count", "superlative", "describe"}
@@ -175,7 +179,6 @@ class ExactAnswerer(Readings):
                            *self._relative_clauses(asked), *self._passives(asked),
                            *self._misspelt_nouns(asked, first),
                            *self._dated_names(asked, first),
-                           *self._topics(asked),
                            *self._place_questions(asked)]:
             # a reading that leaves words out is judged on the question as asked; one
             # that replaces words (a close name, a relation word) on its own words, and

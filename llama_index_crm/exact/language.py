@@ -50,9 +50,10 @@ MIN_FOREIGN = 2
 """Function words of another language that make a question that language's."""
 
 
-_TOKEN = re.compile(r"[^\W_]+(?:-[^\W_]+)*['’]?|[\"“”«»‘?!.,;:]", re.UNICODE)
+_TOKEN = re.compile(r"[^\W_]+(?:-[^\W_]+)*['’]?|[\"“”«»‘?!.,;:—–]|(?<!\S)-(?!\S)", re.UNICODE)
 """A word (an elided article keeps its apostrophe: "l'", "dell'"), or punctuation."""
-_WHOLE_TOKEN = re.compile(r"[^\W_]+(?:['’\-][^\W_]+)*|[\"“”«»‘?!.,;:]", re.UNICODE)
+_WHOLE_TOKEN = re.compile(r"[^\W_]+(?:['’\-][^\W_]+)*|[\"“”«»‘?!.,;:—–]|(?<!\S)-(?!\S)",
+                          re.UNICODE)
 """A word with its apostrophes ("who's", "o'keeffe"), or punctuation."""
 ENGLISH_AUX = frozenset({"has", "have", "had"})
 PASSIVE_AUX = frozenset({"was", "were", "is", "are"})

@@ -74,6 +74,8 @@ _TOPIC_WORDS = frozenset({"the", "a", "an", "show", "exhibition", "exhibit", "of
 _YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
 _BESIDE = " -–—,:;()[]"
 """What may stand between a name and its year ("Twelve Americans (1956)")."""
+COLLECTION_NOUNS = frozenset({"collection", "collections", "museum", "holdings"})
+"""Words for where the works are, which a slip may also touch."""
 MAX_TIED = 6
 """Nodes of a tied name each read in turn (more: the tie is asked back)."""
 CATEGORY_WORDS = {"Actor": "person or group", "Thing": "work or object", "Place": "place",
@@ -158,12 +160,16 @@ class Readings:
             spans = self._names_in(head, False)
             tokens = Lexicon.tokens(head, False)
             names = [" ".join(tokens[a:b]) for a, b in spans]
+            if not names:  # "Great — and who directed it?": the pronoun is the last turn's
+                break
             rest = [fold_name(t) for i, t in enumerate(tokens)
                     if not any(a <= i < b for a, b in spans) and fold_name(t)]
             topics = [head]
-            if len(names) == 1 and all(w in _TOPIC_WORDS or self.planner.noun_category(w)
-                                       or w.isdigit() and self._names_year(names[0], int(w))
-                                       for w in rest):
+            found = self.names.lookup(names[0]) if len(names) == 1 else []
+            kind = found[0].category if found else None
+            if kind and all(w in _TOPIC_WORDS or self.planner.noun_category(w) == kind
+                            or w.isdigit() and self._names_year(names[0], int(w))
+                            for w in rest):
                 topics.append(names[0])  # "the 1939 show Seven American Photographers"
             for topic in dict.fromkeys(topics):
                 literal = _escaped(topic)
@@ -287,7 +293,8 @@ class Readings:
 
         if len(word) < MIN_MISSPELT or word in self.planner.nouns:
             return None
-        near = [n for n in self.planner.nouns
+        known = {*self.planner.nouns, *COLLECTION_NOUNS}  # "the colection"
+        near = [n for n in known
                 if abs(len(n) - len(word)) <= 1 and OSA.distance(n, word) == 1]
         return near[0] if len(near) == 1 else None
 
