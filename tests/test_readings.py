@@ -414,3 +414,55 @@ def test_a_maker_s_noun_in_an_exhibition_is_its_artists(namesakes: ExactAnswerer
     # no role "Painter": New Drawings records its makers as its artists
     answer = namesakes.answer("how many painters were in New Drawings")
     assert answer.status == "answered" and answer.count == 2, answer.plan_text
+
+
+def test_a_name_s_possessive_before_an_actor_noun(exhibitions: ExactAnswerer) -> None:
+    answer = exhibitions.answer("who is Prints Today's director?")
+    assert answer.status == "answered", answer.plan_text
+    assert [i["label"] for i in answer.items] == ["Karl Lenz"]
+
+
+@pytest.mark.parametrize("question", [
+    "artists in New Drawings: give me the count",
+    "artists in New Drawings — how many?",
+])
+def test_a_count_asked_after_its_topic(namesakes: ExactAnswerer, question: str) -> None:
+    answer = namesakes.answer(question)
+    assert answer.status == "answered" and answer.count == 2, answer.plan_text
+
+
+@pytest.mark.parametrize("question", [
+    "Panagia Podithou — district?",
+    "Σε ποια επαρχία ανήκει η Παναγία Ποδίθου;",
+    "la Panagia Podithou est dans quel district ?",
+    "Zu welchem Bezirk gehört die Panagia Podithou?",
+])
+def test_which_district_in_keyword_and_other_word_orders(demo: ExactAnswerer,
+                                                         question: str) -> None:
+    answer = demo.answer(question)
+    assert answer.status == "answered", answer.plan_text
+    assert "Nicosia District" in answer.text
+
+
+def test_a_ranking_by_count_states_the_first_s_count(namesakes: ExactAnswerer) -> None:
+    answer = namesakes.answer("who directed the most exhibitions")
+    assert answer.items[0]["label"] == "Paul Stein" and answer.count == 2
+
+
+@pytest.mark.parametrize(("question", "count"), [
+    ("Total directors of New Drawings?", 1),
+    ("artists count for New Drawings", 2),
+])
+def test_total_and_count_for_ask_a_count(namesakes: ExactAnswerer, question: str,
+                                         count: int) -> None:
+    answer = namesakes.answer(question)
+    assert answer.status == "answered" and answer.count == count, answer.plan_text
+
+
+def test_a_greek_name_the_graph_spells_only_in_latin_letters_is_no_absence(
+        demo: ExactAnswerer) -> None:
+    # the graph names the icon "Virgin Arakiotissa" only: "Αρακιώτισσα" in Latin letters
+    answer = demo.answer("Ποια πρόσωπα απεικονίζονται στην Παναγία Αρακιώτισσα;")
+    assert answer.status != "not_found" and answer.count != 0
+    # a Greek name none of whose words the graph has stays absent
+    assert demo.answer("Ποιος ζωγράφισε τον Άγιο Σωζόμενο στη Γαλάτα;").status == "not_found"

@@ -89,6 +89,8 @@ ADVERB = re.compile(r"^[a-z]{4,}ly$")
 """An adverb in lower case ("originally", "recently"): no name after a preposition."""
 _WORD = re.compile(r"[^\W_][\w'’\-]*", re.UNICODE)
 _POSSESSIVE_END = re.compile(r"['’]s?$")
+MIN_ROMANISED = 6
+"""Letters a word needs to say, romanised, that the graph names the same thing."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,6 +179,10 @@ class AbsenceCheck:
                 shown = ", ".join(dict.fromkeys(self.crosslingual.shown(k) for k in near[:5]))
                 return Proof(text, False, f"“{text}” shares a rare word with names of the "
                              f"graph ({shown})")
+            held = self._romanised_word(text)
+            if held is not None:  # "Παναγία Αρακιώτισσα": the graph's "Virgin Arakiotissa"
+                return Proof(text, False, f"“{text}” in Latin letters holds “{held}”, a "
+                             f"word of names of the graph")
         if foreign:  # a name spelt the language's way: no proof, and no reading either
             longs = [w for w in text.split() if len(w) >= MIN_WORD]
             spelt = [c for w in longs if (c := self.close_name(w, True))]
@@ -235,6 +241,17 @@ class AbsenceCheck:
             return False
         found = self.names.lookup(word)
         return bool(found) and all(c.category == "Actor" for c in found)
+
+    def _romanised_word(self, text: str) -> str | None:
+        """A long word of ``text`` in another script that, in Latin letters, is a word of
+        a name of the graph (the graph names it only in English), or None."""
+        if _latin_words(text) or self.names is None:
+            return None
+        for word in romanised(text).split():
+            if len(word) >= MIN_ROMANISED and word not in self.common and any(
+                    word in fold_name(c.name).split() for c in self.names.lookup(word)):
+                return word
+        return None
 
     def _all_rare_words(self, text: str, name: str) -> bool:
         """Whether ``name`` holds a near form of each rare word of ``text`` when it has two
@@ -467,6 +484,24 @@ def _forms(label: str) -> list[str]:
     folded = fold_name(label)
     head = fold_name(re.split(r"[(,;:]", label, maxsplit=1)[0])
     return list(dict.fromkeys(f for f in (folded, head) if f))
+
+
+_GREEK_PAIRS = (("ου", "ou"), ("αι", "ai"), ("ει", "ei"), ("οι", "oi"), ("μπ", "b"),
+                ("ντ", "d"), ("γκ", "g"), ("θ", "th"), ("χ", "ch"), ("ψ", "ps"))
+_GREEK_LETTERS = str.maketrans("αβγδεζηικλμνξοπρσςτυφω", "avgdeziiklmnxoprsstyfo")
+
+
+def romanised(text: str) -> str:
+    """Greek written in Latin letters, as the graph's English labels spell Greek names
+    ("Αρακιώτισσα" → "arakiotissa"); other text folded as it is.
+
+    >>> romanised("Παναγία Αρακιώτισσα")
+    'panagia arakiotissa'
+    """
+    folded = fold_name(text)
+    for greek, latin in _GREEK_PAIRS:
+        folded = folded.replace(greek, latin)
+    return folded.translate(_GREEK_LETTERS)
 
 
 def _latin_words(text: str) -> bool:

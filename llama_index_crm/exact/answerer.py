@@ -154,6 +154,9 @@ class ExactAnswerer(Readings):
         if lexicon is not None and lexicon.words:
             asked = lexicon.translate(question,
                                       self._names_in(question, lexicon.elision))
+            english = self.lexicons.get("en")
+            if language != "en" and english is not None:  # "in which district belongs X"
+                asked = english.rewrite(asked)
         answer = self._in_script(self._answer(asked, history, llm, language), language)
         if language != "en" and asked != question:
             answer = replace(answer, asked=asked)  # what retrieval searches with
@@ -162,6 +165,7 @@ class ExactAnswerer(Readings):
     def _answer(self, asked: str, history: Sequence[tuple[str, str]],
                 llm: LLM | LLMClient | None, language: str) -> ExactAnswer:
         """The question, in the planner's English (``asked``), read and read again."""
+        asked = self._possessed(asked)  # "The Big I's creator": the creator of The Big I
         for text, note in self._topics(asked):  # "X — how many of their works are here?"
             topical = self._read(text, history, None, language)
             if topical.status == "answered" and topical.total:
@@ -438,6 +442,9 @@ class ExactAnswerer(Readings):
             text = f"{text} ({'; '.join(readings)})"
         count = result.total if plan.operation == "count" or (
             plan.operation == "list" and not result.total) else None
+        if plan.operation == "superlative" and plan.order_by == "count" and result.items and \
+                result.items[0].count is not None:
+            count = result.items[0].count  # "who has the most paintings": Russell's 54
         if not result.total and result.missing_relations:
             count = None  # "this graph records no R at all": not a count of none
         items = [self._item(it) for it in result.items[:MAX_ITEMS]]

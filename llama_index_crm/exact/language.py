@@ -203,6 +203,11 @@ class Lexicon:
         return re.sub(r"\s+([?!.,;:])", r"\1", text)
 
     def _rewritten(self, text: str) -> str:
+        return self.rewrite(text)
+
+    def rewrite(self, text: str) -> str:
+        """``text`` with this lexicon's :attr:`patterns` applied (the English ones also
+        read other languages' questions once their words are English)."""
         for pattern, replacement in self.patterns:
             text = pattern.sub(replacement, text)
         return text

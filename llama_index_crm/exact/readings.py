@@ -144,6 +144,22 @@ class Readings:
                 return [Unresolved(anchor.text, top)]
         return []
 
+    def _possessed(self, asked: str) -> str:
+        """"The Big I's creator" as "the creator of The Big I": a name's possessive before
+        an actor noun, put as the genitive the planner composes ("how many works of the
+        creator of The Big I")."""
+        tokens = Lexicon.tokens(asked, False)
+        changed = False
+        for start, end in reversed(self._names_in(asked, False)):
+            last = tokens[end - 1]
+            if end >= len(tokens) or not re.search(r"\w['’]s$", last) or \
+                    self.planner.noun_category(fold_name(tokens[end])) != "Actor":
+                continue
+            name = " ".join([*tokens[start:end - 1], last[:-2]])
+            tokens = [*tokens[:start], "the", tokens[end], "of", name, *tokens[end + 1:]]
+            changed = True
+        return re.sub(r"\s+([?!.,;:])", r"\1", " ".join(tokens)) if changed else asked
+
     def _topics(self, asked: str) -> list[tuple[str, str]]:
         """Readings of a question that names its topic first and then points back to it
         ("Five California Houses: whose work was in it?", "Built in USA: Post-War
