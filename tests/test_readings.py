@@ -466,3 +466,20 @@ def test_a_greek_name_the_graph_spells_only_in_latin_letters_is_no_absence(
     assert answer.status != "not_found" and answer.count != 0
     # a Greek name none of whose words the graph has stays absent
     assert demo.answer("Ποιος ζωγράφισε τον Άγιο Σωζόμενο στη Γαλάτα;").status == "not_found"
+
+
+@pytest.mark.parametrize("question", [
+    "what else did the director of Three Painters direct",
+    "whoever directed Three Painters — what else did they direct?",
+])
+def test_what_else_did_the_director_direct(exhibitions: ExactAnswerer, question: str) -> None:
+    # Greta Hahn directed Three Painters and Two Sculptors: never the director herself
+    answer = exhibitions.answer(question)
+    assert answer.status == "answered", answer.plan_text
+    assert [i["label"] for i in answer.items] == ["Two Sculptors"]
+
+
+def test_a_topic_typed_alone_before_its_question(exhibitions: ExactAnswerer) -> None:
+    answer = exhibitions.answer("Prints Today — who were the artists in it?")
+    assert answer.status == "answered", answer.plan_text
+    assert "Carl Dorn" in {i["label"] for i in answer.items}

@@ -166,11 +166,22 @@ class ExactAnswerer(Readings):
                 llm: LLM | LLMClient | None, language: str) -> ExactAnswer:
         """The question, in the planner's English (``asked``), read and read again."""
         asked = self._possessed(asked)  # "The Big I's creator": the creator of The Big I
-        for text, note in self._topics(asked):  # "X — how many of their works are here?"
+        english = self.lexicons.get("en")
+        topics = self._topics(asked)
+        for text, note in topics:  # "X — how many of their works are here?"
+            text = english.rewrite(text) if english is not None else text
             topical = self._read(text, history, None, language)
             if topical.status == "answered" and topical.total:
                 return replace(topical, text=f"{topical.text} ({note})")
         first = self._read(asked, history, llm, language)
+        if topics and first.status == "answered":
+            # "X — what else did they direct?": read with its pronoun standing for X it
+            # finds nothing; the plan that left the pronoun aside answers another question
+            return ExactAnswer("retrieval_only", "", plan=first.plan, language=language,
+                               understanding=first.understanding,
+                               plan_text=f"the question points back to what it names first "
+                               f"({topics[0][1]}), and that reading finds no answer: "
+                               f"answered from retrieval\n{first.plan_text}")
         empty = first.status == "answered" and not first.total and first.plan is not None \
             and first.plan.operation in {"list", "count", "superlative", "describe"}
         if first.status != "retrieval_only" and not empty:

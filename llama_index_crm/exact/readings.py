@@ -76,6 +76,8 @@ _BESIDE = " -–—,:;()[]"
 """What may stand between a name and its year ("Twelve Americans (1956)")."""
 COLLECTION_NOUNS = frozenset({"collection", "collections", "museum", "holdings"})
 """Words for where the works are, which a slip may also touch."""
+WHOLE_NAME = 0.95
+"""How well a topic typed alone must match a name to be read as one."""
 MAX_TIED = 6
 """Nodes of a tied name each read in turn (more: the tie is asked back)."""
 CATEGORY_WORDS = {"Actor": "person or group", "Thing": "work or object", "Place": "place",
@@ -176,6 +178,9 @@ class Readings:
             spans = self._names_in(head, False)
             tokens = Lexicon.tokens(head, False)
             names = [" ".join(tokens[a:b]) for a, b in spans]
+            whole = self.names.lookup(head)
+            if not names and whole and whole[0].score >= WHOLE_NAME:  # "Balthus — …"
+                names, spans = [head], [(0, len(tokens))]
             if not names:  # "Great — and who directed it?": the pronoun is the last turn's
                 break
             rest = [fold_name(t) for i, t in enumerate(tokens)
