@@ -45,6 +45,8 @@ CREATION_STEPS = frozenset({"P92i_was_brought_into_existence_by", "P108i_was_pro
 the thing's ("who painted <the painting campaign>"); a birth or an acquisition is not one."""
 NEGATIONS = frozenset({"not", "never", "nor", "neither"})
 OWNER_PRONOUNS = frozenset({"its", "his", "her", "their"})
+REQUEST_VERBS = frozenset({"me", "list", "show", "give", "name", "tell"})
+"""Words before "the" that open a request for what the noun after it names."""
 """Pronouns of an owner: a content word unless the plan links to a named node or the
 conversation's last one."""
 """Words that turn a question round: a plan without an exclusion does not answer them."""
@@ -305,7 +307,8 @@ def understand(question: str, plan: ExactPlan | None, words: PlannerWords,
         v.exclude for v in plan.variables) else set()
     if any(r in relations for r in ("dimension", "dimensions-statement")):
         by_relation.setdefault("dimension", set()).update(rules._SIZE_NOUNS)
-    asked = _asked_noun(question, words)
+    asked = _asked_noun(question, words, frozenset(
+        n for r in lexicon.values() if r.via_labels for n in r.nouns))
     head = plan.variables[0] if plan is not None else None
     head_words = (_forms(head.noun or "") | {f for t in head.types for f in _forms(t)}
                   ) if head is not None else set()
@@ -369,13 +372,18 @@ def _excluded_words(question: str) -> set[str]:
     return found
 
 
-def _asked_noun(question: str, words: PlannerWords) -> tuple[int, str] | None:
-    """(index of "which"/"what", the class noun right after it), if the question has one."""
+def _asked_noun(question: str, words: PlannerWords,
+                roles: frozenset[str] = frozenset()) -> tuple[int, str] | None:
+    """(index of "which"/"what", the class noun right after it), if the question has one;
+    also the noun a request names first ("give me the directors of …", ``roles``: the
+    graph's role nouns)."""
     tokens = [w for w, _ in _tokens(question)]
     for i, word in enumerate(tokens[:-1]):
         following = tokens[i + 1]
         if word in {"which", "what"} and (following in words.class_nouns or singularise(
                 following) in words.class_nouns) and following not in words.generic_things:
+            return i, following
+        if word == "the" and i and tokens[i - 1] in REQUEST_VERBS and following in roles:
             return i, following
     return None
 
