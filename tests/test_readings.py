@@ -483,3 +483,11 @@ def test_a_topic_typed_alone_before_its_question(exhibitions: ExactAnswerer) -> 
     answer = exhibitions.answer("Prints Today — who were the artists in it?")
     assert answer.status == "answered", answer.plan_text
     assert "Carl Dorn" in {i["label"] for i in answer.items}
+
+
+def test_an_exhibition_s_role_noun_and_a_preposition_are_no_names(
+        namesakes: ExactAnswerer) -> None:
+    # "exhibition directors" are the directors; "across" names no one ("Bonham Cross")
+    assert namesakes.answer("how many exhibition directors are there").count == 2
+    assert "across" not in [m.text for m in namesakes.parse(
+        "number of directors across the exhibitions").missing]

@@ -313,7 +313,8 @@ class Executor(Ranking):
         noun = (var.noun or "").lower()
         if var.category == "Actor" and noun in MAKER_NOUNS:
             nodes = np.intersect1d(nodes, self._makers(noun))
-        elif var.category == "Actor" and (holders := self._role_holders(noun)) is not None:
+        elif var.category == "Actor" and not var.links and \
+                (holders := self._role_holders(noun)) is not None:
             nodes = np.intersect1d(nodes, holders)
         return nodes
 
@@ -508,7 +509,7 @@ class Executor(Ranking):
         noun = (var.noun or "").lower()
         if var.category == "Actor" and var.anchor is None and noun in MAKER_NOUNS:
             keep &= np.isin(nodes, self._makers(noun))  # "artists born in the 1920s"
-        elif var.category == "Actor" and var.anchor is None and \
+        elif var.category == "Actor" and var.anchor is None and not var.links and \
                 (holders := self._role_holders(noun)) is not None:  # "how many directors"
             keep &= np.isin(nodes, holders)
         gendered = [w for w in (noun, *var.types) if w in GENDER_WORDS]

@@ -157,6 +157,9 @@ class Readings:
             if end >= len(tokens) or not re.search(r"\w['’]s$", last) or \
                     self.planner.noun_category(fold_name(tokens[end])) != "Actor":
                 continue
+            titled = self.names.lookup(" ".join(tokens[start:end + 1]))
+            if titled and titled[0].score >= WHOLE_NAME:  # "whistler's mother": a title
+                continue
             name = " ".join([*tokens[start:end - 1], last[:-2]])
             tokens = [*tokens[:start], "the", tokens[end], "of", name, *tokens[end + 1:]]
             changed = True

@@ -88,27 +88,7 @@ def role_relations(walker: RelationWalker, base: Relation, events: np.ndarray,
             verbs=(*role_verbs(cleaned), *ROLE_WORDS.role_verbs.get(cleaned, ())),
             nouns=nouns, crm_words=(),
             via_labels=tuple(dict.fromkeys((cleaned, fold_name(label))))))
-    return _with_head_nouns(found)
-
-
-_AGENT = re.compile(r"^[a-z]{2,}(?:er|or|ist|ian|ant|ent|ee)$|^(?:judge|chair|head|member)$")
-"""A word that names a person by what they do ("judge", "curator"), not an act
-("attribution") or a preposition ("carried out by")."""
-
-
-def _with_head_nouns(roles: list[Relation]) -> list[Relation]:
-    """Roles of several words also named by their last word ("judges": the competition
-    judges) where no other role is named so ("curators" stays the curators', not the
-    assistant curators')."""
-    taken = {n for r in roles for n in r.nouns}
-    heads: Counter[str] = Counter(r.label.split()[-1] for r in roles if " " in r.label)
-    out = []
-    for r in roles:
-        head = r.label.split()[-1]
-        if " " in r.label and heads[head] == 1 and head not in taken and _AGENT.search(head):
-            r = replace(r, nouns=(*r.nouns, *dict.fromkeys((head, pluralise(head)))))
-        out.append(r)
-    return out
+    return found
 
 
 def with_roles(lexicon: RelationLexicon, roles: Iterable[Relation]) -> RelationLexicon:
