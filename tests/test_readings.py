@@ -491,3 +491,16 @@ def test_an_exhibition_s_role_noun_and_a_preposition_are_no_names(
     assert namesakes.answer("how many exhibition directors are there").count == 2
     assert "across" not in [m.text for m in namesakes.parse(
         "number of directors across the exhibitions").missing]
+
+
+def test_a_quantifier_opens_no_missing_name(namesakes: ExactAnswerer) -> None:
+    # "both adler" is no name the graph lacks: never "No artist named 'both adler'"
+    answer = namesakes.answer("how many exhibitions included both adler and stein")
+    assert answer.status != "not_found" and answer.count != 0
+
+
+def test_shown_together_counts_the_exhibitions_of_both(namesakes: ExactAnswerer) -> None:
+    # New Drawings (both artists) and Old Prints (her as curator, him as director)
+    answer = namesakes.answer("In how many exhibitions were Rosa Adler and Hugo Brandt "
+                              "shown together?")
+    assert answer.status == "answered" and answer.count == 2, answer.plan_text

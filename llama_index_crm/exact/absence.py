@@ -131,6 +131,11 @@ class AbsenceCheck:
         rare in English, and a name may be spelt the language's way: each of its words is
         compared with the graph's names); ``verbs``: relation verbs, next to which a name is
         expected ("when was edward moran born", "who painted the nightmare")."""
+        opening = fold_name(text).split()[:1]
+        if opening and opening[0] in QUANTIFIERS and len(fold_name(text).split()) > 1 and \
+                typed_lower_word(question, opening[0]):
+            return Proof(text, False, f"“{text}” opens with “{opening[0]}”, which no name "
+                         f"of a question does")  # "how many shows included both hopper …"
         if self.modifier(text, question, nouns, actors):
             return Proof(text, False, f"“{text}” describes the noun after it (“the Russian "
                                       f"artist”), it does not name a node", describes=True)
@@ -502,6 +507,15 @@ def romanised(text: str) -> str:
     for greek, latin in _GREEK_PAIRS:
         folded = folded.replace(greek, latin)
     return folded.translate(_GREEK_LETTERS)
+
+
+QUANTIFIERS = frozenset({"both", "either", "neither", "each", "every", "all"})
+
+
+def typed_lower_word(question: str, word: str) -> bool:
+    """Whether ``question`` types the folded ``word`` in lower case somewhere."""
+    return any(fold_name(m.group()) == word and m.group().islower()
+               for m in _WORD.finditer(question))
 
 
 def _latin_words(text: str) -> bool:
