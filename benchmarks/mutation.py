@@ -248,7 +248,7 @@ MUTANTS: tuple[Mutant, ...] = (
            "        start = trail.passed(start, node)\n", "", ("tests/test_readings.py",),
            "exact: a designer who is also an artist of the show is not found as its designer"),
     Mutant("exact-role-noun-every-actor", EXECUTE,
-           "            keep &= np.isin(nodes, holders)\n", "            pass\n",
+           "        return self._role_sets[noun]\n", "        return None\n",
            ("tests/test_readings.py",),
            "exact: 'how many directors' counts every actor of the graph"),
     Mutant("exact-topic-not-pointed-back", ANSWERER,
