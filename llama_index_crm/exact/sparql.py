@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from llama_index_crm.exact.execute import (
+    LONG_PERIOD,
+    MAKER_NOUNS,
     NON_WORK_CLASSES,
     PHYSICAL_CLASS,
     Executor,
@@ -22,11 +25,11 @@ from llama_index_crm.exact.paths import ASSIGNED, ASSIGNED_TO
 from llama_index_crm.exact.plan import Anchor, ExactPlan, ValueFilter, Variable
 from llama_index_crm.exact.relations import TYPE_HEAD_JOINERS, Relation
 from llama_index_crm.ontology import Step
-from llama_index_crm.query.lexicon import singularise
+from llama_index_crm.query.lexicon import pluralise, singularise
 from llama_index_crm.rdf import RDF_VALUE, RDFS
 from llama_index_crm.storage.names import fold_name
 
-__all__ = ["plan_sparql", "relation_path"]
+__all__ = ["DatedValue", "members_sparql", "plan_sparql", "relation_path"]
 
 YEAR_EXPR = 'xsd:integer(REPLACE(STR({}), "^[^0-9-]*(-?[0-9]{{4}}).*$", "$1"))'
 TEXT_PREDICATES = (RDF_VALUE, RDFS + "label")
@@ -98,12 +101,23 @@ def relation_path(relation: Relation, executor: Executor, closure: bool = False)
     return alternatives[0] if len(alternatives) == 1 else "(" + "|".join(alternatives) + ")"
 
 
+class DatedValue(NamedTuple):
+    """A date condition left to the caller: ``var`` is projected, the date (a time-span or
+    a date literal) ``condition`` must fall in, reached through ``relation``."""
+
+    var: str
+    condition: ValueFilter
+    relation: Relation
+
+
 class _Query:
-    def __init__(self, plan: ExactPlan, executor: Executor) -> None:
+    def __init__(self, plan: ExactPlan, executor: Executor, defer_dates: bool = False) -> None:
         self.plan = plan
         self.x = executor
         self.lines: list[str] = []
         self.n = 0
+        self.defer_dates = defer_dates
+        self.dated: list[DatedValue] = []
 
     def fresh(self, stem: str) -> str:
         self.n += 1
@@ -140,6 +154,9 @@ class _Query:
                                   f"{name} {path} {other} .")
             if isinstance(link.target, int):
                 self.var(link.target)
+        if var.category == "Actor" and var.anchor is None and \
+                (var.noun or "").lower() in MAKER_NOUNS and "created-by" in self.x.lexicon:
+            self.makers(name)  # "artists": makers of something
         for condition in var.filters:
             self.filter(name, condition)
         if var.types:
@@ -149,6 +166,12 @@ class _Query:
             self.typed_otherwise(name, singularise(var.noun))
         for node in var.exclude:
             self.lines.append(f"FILTER({name} != {_iri(node)})")
+
+    def makers(self, name: str) -> None:
+        """Actors who made something (:meth:`Executor._makers` without roles)."""
+        path = relation_path(self.x.lexicon["created-by"], self.x)
+        if path is not None:
+            self.lines.append(f"FILTER EXISTS {{ {self.fresh('made')} {path} {name} }}")
 
     def role(self, made: str, maker: str, relation: Relation, role: str) -> bool:
         """``made —relation→ maker`` where the made thing, or the event of the path that
@@ -196,7 +219,9 @@ class _Query:
             return
         end = self.fresh("value")
         self.lines.append(f"{name} {path} {end} .")
-        if condition.years is not None:
+        if condition.years is not None and self.defer_dates:
+            self.dated.append(DatedValue(end, condition, relation))
+        elif condition.years is not None:
             begin_forms, _ = self.x.engine.predicate_forms("P82a_begin_of_the_begin")
             end_forms, _ = self.x.engine.predicate_forms("P82b_end_of_the_end")
             b, e = self.fresh("begin"), self.fresh("end")
@@ -211,7 +236,11 @@ class _Query:
                 self.lines.append(f"BIND({YEAR_EXPR.format(b + 'r')} AS {b})")
                 self.lines.append(f"BIND(COALESCE({YEAR_EXPR.format(e + 'r')}, {b}) AS {e})")
             low, high = condition.years
-            self.lines.append(f"FILTER({b} >= {low} && {e} <= {high})")
+            # begins in it, as within() reads a century (an event: the year it opened)
+            if relation.domain == "Event" or condition.begins or high - low >= LONG_PERIOD:
+                self.lines.append(f"FILTER({b} >= {low} && {b} <= {high})")
+            else:
+                self.lines.append(f"FILTER({b} >= {low} && {e} <= {high})")
             if condition.months is not None and low == high:  # "in March 1938"
                 months = "|".join(f"{m:02d}" for m in range(condition.months[0],
                                                                condition.months[1] + 1))
@@ -252,7 +281,8 @@ class _Query:
         relation = self.x.lexicon["has-type"]
         path = relation_path(relation, self.x)
         t, label = self.fresh("type"), self.fresh("typelabel")
-        words = "|".join(fold_name(w) for w in words)
+        words = "|".join(dict.fromkeys(form for w in words  # "Color photographs" too
+                                       for form in (fold_name(w), pluralise(fold_name(w)))))
         joiners = "|".join(TYPE_HEAD_JOINERS)
         broader, _ = self.x.engine.predicate_forms("P127_has_broader_term")
         if broader:  # a chapel is a church when "chapel" has "church" as broader term
@@ -283,6 +313,18 @@ def plan_sparql(plan: ExactPlan, executor: Executor) -> str:
     if plan.operation in {"superlative", "group"}:
         note = f"# {plan.operation} by {plan.order_by or plan.group_by}: ranked over these\n"
     return f"{prefix}{note}SELECT DISTINCT ?v0 WHERE {{\n  {body}\n}} ORDER BY ?v0"
+
+
+def members_sparql(plan: ExactPlan, executor: Executor) -> tuple[str, list[DatedValue]]:
+    """The members of ``plan``'s variable 0 as SPARQL, each date condition's value projected
+    beside them instead of filtered: the caller judges the dates as the executor does
+    (a time-span's years from all its begin and end properties, else its label)."""
+    query = _Query(plan, executor, defer_dates=True)
+    query.var(0)
+    body = "\n  ".join(query.lines)
+    projected = " ".join(["?v0", *(d.var for d in query.dated)])
+    return (f"PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>\n"
+            f"SELECT DISTINCT {projected} WHERE {{\n  {body}\n}}", query.dated)
 
 
 def _word_forms(word: str) -> str:

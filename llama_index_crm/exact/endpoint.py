@@ -1,0 +1,337 @@
+"""Exact plans run on the user's SPARQL endpoint (``--exact-backend sparql --endpoint URL``).
+
+For graphs that stay in a server (Virtuoso, QLever, Oxigraph…), the set a plan asks for is
+computed there: the plan is compiled to SPARQL (:func:`~.sparql.plan_sparql`, the query an
+answer shows) and sent to the endpoint, and its members are the answer. Everything before
+that is unchanged: names are linked over the index's name table, relations and classes are
+compiled to the IRIs the index recorded of the graph, and the planner's checks (coverage,
+absences, the FR graph) read the index.
+
+Only plan shapes whose SPARQL means what the executor computes are sent
+(:func:`uncompiled` says why another is not): lists and counts of members linked by
+relations, restricted by category, class nouns the graph types with, dates and exclusions.
+Every other plan (values, rankings, groups, readings through parts, hinted events, texts
+matched by folded words…) runs over the index's triples, and its answer says so in a note
+and in :attr:`~.results.ExactResult.backend`; so does one the endpoint failed to answer.
+An answer never differs silently from the one the index's triples give.
+
+Members the endpoint returns that the index does not know (the graph grew since the build)
+are named by their ``rdfs:label`` on the endpoint. Members carry no witness triples: the
+query is the evidence.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from llama_index_crm.errors import SourceError
+from llama_index_crm.exact.execute import (
+    GENDER_WORDS,
+    GROUP_NOUNS,
+    MAKER_NOUNS,
+    MATERIAL_RELATION,
+    PERSON_NOUNS,
+    TITLE_RELATION,
+    Executor,
+    within,
+)
+from llama_index_crm.exact.plan import Anchor, ExactPlan, Variable
+from llama_index_crm.exact.relations import Relation, RelationLexicon
+from llama_index_crm.exact.results import ExactResult, Item
+from llama_index_crm.exact.sparql import DatedValue, members_sparql
+from llama_index_crm.exact.values import (
+    BEGIN_PROPERTIES,
+    END_PROPERTIES,
+    month_of,
+    span_of,
+    year_of,
+)
+from llama_index_crm.exact.wholes import WHOLE_STEP
+from llama_index_crm.ontology import Ontology, Step
+from llama_index_crm.query.lexicon import singularise
+from llama_index_crm.rdf import Literal
+from llama_index_crm.sources._sparql_terms import iri_ref
+from llama_index_crm.storage.names import fold_name
+from llama_index_crm.storage.triples import TripleStore
+
+if TYPE_CHECKING:
+    from llama_index_crm.sources.sparql import SparqlEndpointSource
+
+__all__ = ["BACKENDS", "EndpointExecutor", "PlanEndpoint", "uncompiled"]
+
+logger = logging.getLogger(__name__)
+
+BACKENDS = ("parquet", "sparql")
+"""Where exact plans run: the index's triples, or the user's endpoint."""
+COMPILED_OPERATIONS = frozenset({"list", "count"})
+"""Operations whose answer is the member set itself."""
+LABEL_BATCH = 500
+"""IRIs per label query for members the index does not know."""
+RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
+
+
+def _batches(iris: Sequence[str]) -> Iterator[str]:
+    """``VALUES`` contents of at most :data:`LABEL_BATCH` safe IRIs each."""
+    refs = [ref for ref in (iri_ref(iri) for iri in iris) if ref is not None]
+    for start in range(0, len(refs), LABEL_BATCH):
+        yield " ".join(refs[start:start + LABEL_BATCH])
+
+
+def _in_period(term: object, spans: Mapping[str, tuple[tuple[int, int] | None,
+                                                      tuple[int, int] | None]],
+               dated: DatedValue) -> bool:
+    """Whether a projected date (a time-span IRI or a date literal) falls in its period, as
+    :meth:`Executor._value_filter` judges it."""
+    condition = dated.condition
+    assert condition.years is not None
+    if isinstance(term, Literal):
+        year = year_of(term.value)
+        span, month = ((year, year) if year is not None else None), month_of(term.value)
+    elif isinstance(term, str):
+        span, month = spans.get(term, (None, None))
+    else:
+        return False
+    if span is not None and dated.relation.domain == "Event":
+        span = (span[0], span[0])  # an exhibition of 1941 is one opened in 1941
+    if span is None or not within(span, condition.years, condition.begins):
+        return False
+    if condition.months is not None:
+        low, high = condition.years
+        return month is not None and low <= month[0] <= high and \
+            condition.months[0] <= month[1] <= condition.months[1]
+    return True
+
+
+class PlanEndpoint:
+    """The user's SPARQL endpoint, as the exact layer asks it.
+
+    Args:
+        url: the query endpoint (``http://host:7878/query``, ``…/sparql``).
+        timeout: seconds per request.
+        auth: ``(user, password)``; otherwise from the URL, ``CRM_RAG_AUTH`` or ``.netrc``.
+        graphs: read the union of these named graphs.
+        headers: extra HTTP headers.
+    """
+
+    def __init__(self, url: str, *, timeout: float = 60, auth: tuple[str, str] | None = None,
+                 graphs: Sequence[str] | None = None,
+                 headers: Mapping[str, str] | None = None) -> None:
+        from llama_index_crm.sources.sparql import SparqlEndpointSource
+
+        self.source: SparqlEndpointSource = SparqlEndpointSource(
+            url, timeout=timeout, retries=1, auth=auth, graphs=graphs, headers=headers)
+
+    def describe(self) -> str:
+        """``SPARQL endpoint <url>`` (no password), and its graphs."""
+        return self.source.describe()
+
+    def members(self, query: str, dated: Sequence[DatedValue] = (),
+                canonical: Callable[[str], str | None] = lambda p: p) -> list[str]:
+        """The distinct IRIs ``?v0`` takes in the answer to ``query`` (from
+        :func:`~.sparql.members_sparql`), in solutions whose ``dated`` values fall in their
+        periods as the executor reads dates (:func:`~.execute.within`)."""
+        rows = self.source.select(query, ("v0", *(d.var[1:] for d in dated)))
+        spans = self.spans({term for row in rows for term in row[1:]
+                            if isinstance(term, str)}, canonical) if dated else {}
+        kept = set()
+        for row in rows:
+            if isinstance(row[0], str) and all(
+                    _in_period(term, spans, d) for term, d in zip(row[1:], dated, strict=True)):
+                kept.add(row[0])
+        return sorted(kept)
+
+    def spans(self, iris: Iterable[str], canonical: Callable[[str], str | None]
+              ) -> dict[str, tuple[tuple[int, int] | None, tuple[int, int] | None]]:
+        """Per time-span IRI: its (begin, end) years (:func:`~.values.span_of`) and the
+        (year, month) it begins in, read off the endpoint (``canonical``: a predicate IRI's
+        CRM name)."""
+        iris = list(iris)
+        begins, ends, first = (frozenset(names) for names in (
+            BEGIN_PROPERTIES, END_PROPERTIES, BEGIN_PROPERTIES[:1]))
+        texts: dict[str, dict[str, list[str]]] = {}
+        for batch in _batches(iris):
+            query = (f"SELECT ?s ?p ?o WHERE {{ VALUES ?s {{ {batch} }} ?s ?p ?o "
+                     f"FILTER(isLiteral(?o)) }}")
+            for s, p, o in self.source.select(query, ("s", "p", "o")):
+                if isinstance(s, str) and isinstance(p, str) and isinstance(o, Literal):
+                    name = RDFS_LABEL if p == RDFS_LABEL else canonical(p) or p
+                    texts.setdefault(s, {}).setdefault(name, []).append(o.value)
+        out: dict[str, tuple[tuple[int, int] | None, tuple[int, int] | None]] = {}
+        for iri in iris:
+            by = texts.get(iri, {})
+            values = [v for p, vs in by.items() if p in begins for v in vs]
+            span = span_of(values, [v for p, vs in by.items() if p in ends for v in vs],
+                           min(by.get(RDFS_LABEL, [""])))
+            months = [m for p in first for v in sorted(by.get(p, [])) if (m := month_of(v))]
+            out[iri] = (span, months[0] if months else None)
+        return out
+
+    def labels(self, iris: Sequence[str]) -> dict[str, str]:
+        """``rdfs:label`` of IRIs on the endpoint (the first, by string order)."""
+        found: dict[str, str] = {}
+        for batch in _batches(iris):
+            query = f"SELECT ?s ?l WHERE {{ VALUES ?s {{ {batch} }} ?s <{RDFS_LABEL}> ?l }}"
+            for s, label in self.source.select(query, ("s", "l")):
+                if isinstance(s, str) and isinstance(label, Literal):
+                    found[s] = min(found.get(s, label.value), label.value)
+        return found
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.source.close()
+
+
+def _property_steps(steps: Sequence[Step]) -> list[str]:
+    out: list[str] = []
+    for step in steps:
+        if step.property is not None:
+            out.append(step.property)
+        out.extend(step.all_of)
+        out += _property_steps(step.children)
+    return out
+
+
+def _attributed(relation: Relation, executor: Executor) -> bool:
+    """Whether the graph records attributions (E13) of a property of ``relation``: the
+    executor checks their ``P177`` and says "by attribution"; the query does neither."""
+    engine = executor.engine
+    for path in relation.paths:
+        for prop in _property_steps(path):
+            inverse = executor.ontology.inverse(prop)
+            if len(engine.assigned_properties(prop)) or (
+                    inverse and len(engine.assigned_properties(inverse))):
+                return True
+    return False
+
+
+def _has_parts(executor: Executor) -> bool:
+    """Whether the graph records parts of things (the executor reads a class noun through
+    the wholes of parts; the query does not)."""
+    return any(len(executor.engine.property_ids(p)) for p in _property_steps([WHOLE_STEP]))
+
+
+def _variable(var: Variable, index: int, executor: Executor) -> str | None:
+    """Why one variable of a plan cannot be compiled faithfully, or None."""
+    lexicon = executor.lexicon
+    noun = (var.noun or "").lower()
+    if var.anchor is None and not var.links and (
+            var.category is None or executor.engine.type_id is None):
+        return "a variable of any kind"
+    if index and var.exclude:
+        return "an exclusion from a linked set"
+    if var.category == "Actor" and var.anchor is None:
+        if noun in GENDER_WORDS or any(t in GENDER_WORDS for t in var.types):
+            return "a gender read from types"
+        if noun in PERSON_NOUNS or noun in GROUP_NOUNS:
+            return "people or groups told apart by class"
+        if noun in MAKER_NOUNS and any(r.via_labels and noun in r.nouns
+                                       for r in lexicon.values()):
+            return f"“{noun}” read through the roles the graph records"
+        if noun and not var.types and executor.graph_types(singularise(noun), actors=True):
+            return f"actors the graph types otherwise than “{noun}”"
+    if var.types:
+        if not any(executor.graph_types(fold_name(w)) for w in var.types):
+            return "type words the graph may not record"
+        if _has_parts(executor):
+            return "class nouns read through the wholes of parts"
+    for link in var.links:
+        relation = lexicon[link.relation]
+        if relation.via_labels:
+            return f"the role “{relation.label}”"
+        if link.hints:
+            return "events singled out by their type"
+        if link.role:
+            return f"makers named by what they make (“{link.role}”)"
+        if relation.id == MATERIAL_RELATION and isinstance(link.target, Anchor) and \
+                link.target.category == "Concept":
+            return "a material read in the names of materials"
+        if _attributed(relation, executor):
+            return f"attributions of “{relation.label}”"
+    for condition in var.filters:
+        relation = lexicon[condition.relation]
+        if condition.hints or condition.through:
+            return "a date carried by a linked event"
+        if condition.decade_guess:
+            return "a decade named without its century"
+        if condition.contains and (not condition.forms or relation.id == TITLE_RELATION):
+            return "a text matched by its folded words"
+        if _attributed(relation, executor):
+            return f"attributions of “{relation.label}”"
+    return None
+
+
+def uncompiled(plan: ExactPlan, executor: Executor) -> str | None:
+    """Why ``plan`` does not run on the endpoint (its SPARQL could answer otherwise than the
+    executor), or None when it does."""
+    if plan.operation not in COMPILED_OPERATIONS:
+        return f"{plan.operation} plans are computed over the index"
+    for index, var in enumerate(plan.variables):
+        why = _variable(var, index, executor)
+        if why is not None:
+            return why
+    return None
+
+
+class EndpointExecutor(Executor):
+    """An :class:`Executor` that sends the plans it can compile to the user's endpoint and
+    runs the others over the index's triples, saying so.
+
+    Args:
+        store: the index's triples (the graph's IRIs the plans compile to).
+        endpoint: the user's endpoint.
+        ontology: the CRM vocabulary.
+        lexicon: the relations.
+    """
+
+    def __init__(self, store: TripleStore, endpoint: PlanEndpoint,
+                 ontology: Ontology | None = None,
+                 lexicon: RelationLexicon | None = None) -> None:
+        super().__init__(store, ontology, lexicon)
+        self.endpoint = endpoint
+        self._remote_labels: dict[str, str] = {}
+
+    def run(self, plan: ExactPlan) -> ExactResult:
+        """``plan`` on the endpoint when it compiles, else over the index (noted)."""
+        why = uncompiled(plan, self)
+        if why is None:
+            try:
+                return self._remote(plan)
+            except SourceError as exc:
+                logger.warning("%s failed (%s); the plan runs over the index",
+                               self.endpoint.describe(), exc)
+                why = f"the endpoint failed ({str(exc)[:120]})"
+        result = super().run(plan)
+        result.backend = "parquet"
+        result.notes.append(f"computed over the index's triples, not on the endpoint: {why}")
+        return result
+
+    def _remote(self, plan: ExactPlan) -> ExactResult:
+        var = plan.variables[0]
+        asked = replace(plan, operation="list",
+                        variables=(replace(var, exclude=()), *plan.variables[1:]))
+        query, dated = members_sparql(asked, self)
+        found = self.endpoint.members(query, dated, self.ontology.canonical)
+        excluded = set(var.exclude)
+        kept = [iri for iri in found if iri not in excluded]
+        unknown = [iri for iri in kept if self.node_id(iri) is None
+                   and iri not in self._remote_labels]
+        if unknown:
+            self._remote_labels.update(self.endpoint.labels(unknown))
+        items = [self._remote_item(iri) for iri in kept]
+        items.sort(key=lambda it: (fold_name(it.label), it.uri))
+        result = ExactResult(plan, items, len(items), notes=list(dict.fromkeys(plan.notes)),
+                             left_out=len(found) - len(kept), backend="sparql")
+        if not result.total:
+            result.missing_relations = [r for r in self._relations(plan)
+                                        if not self.relation_present(r)]
+        return result
+
+    def _remote_item(self, iri: str) -> Item:
+        node = self.node_id(iri)
+        if node is None:  # the graph grew since the index was built
+            return Item(-1, iri, self._remote_labels.get(iri, iri), None)
+        return Item(node, iri, self.label(node), self.values.category(node))
+
