@@ -60,7 +60,7 @@ from llama_index_crm.storage.triples import TripleStore
 if TYPE_CHECKING:
     from llama_index_crm.sources.sparql import SparqlEndpointSource
 
-__all__ = ["BACKENDS", "EndpointExecutor", "PlanEndpoint", "uncompiled"]
+__all__ = ["BACKENDS", "EndpointExecutor", "PlanEndpoint", "plan_endpoint", "uncompiled"]
 
 logger = logging.getLogger(__name__)
 
@@ -335,3 +335,24 @@ class EndpointExecutor(Executor):
             return Item(-1, iri, self._remote_labels.get(iri, iri), None)
         return Item(node, iri, self.label(node), self.values.category(node))
 
+
+
+def plan_endpoint(backend: str = "parquet",
+                  endpoint: str | PlanEndpoint | None = None) -> PlanEndpoint | None:
+    """The endpoint exact plans run on for ``backend`` (None: the index's triples).
+
+    Raises:
+        ValueError: an unknown backend, ``sparql`` without an endpoint, or an endpoint
+            given with ``parquet``.
+    """
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown exact backend {backend!r}: one of {', '.join(BACKENDS)}")
+    if backend == "parquet":
+        if endpoint is not None:
+            raise ValueError("an endpoint is used with the sparql exact backend only "
+                             "(exact_backend='sparql')")
+        return None
+    if endpoint is None:
+        raise ValueError("the sparql exact backend needs the endpoint's URL "
+                         "(--endpoint URL, endpoint=...)")
+    return endpoint if isinstance(endpoint, PlanEndpoint) else PlanEndpoint(endpoint)
