@@ -1,0 +1,135 @@
+"""Exact plans on the user's endpoint (``--exact-backend sparql``), against a real
+``oxigraph serve`` of the demo graph: the same answers as the index's triples, the plans that
+do not compile run on the index and say so, a graph grown on the server is answered from
+the server, an endpoint that fails is said."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import DEMO_GRAPH
+
+from llama_index_crm import cli
+from llama_index_crm.exact.answerer import ExactAnswer, ExactAnswerer, answerer_for
+from llama_index_crm.exact.endpoint import PlanEndpoint, plan_endpoint
+from llama_index_crm.exact.values import span_of
+from llama_index_crm.index import CrmGraphIndex
+from llama_index_crm.query.engine import CrmQueryPipeline
+
+NEW_VILLAGE = "https://example.org/troodos/place/agios-epiktitos-test"
+GROWN = f"""
+<{NEW_VILLAGE}> a <http://www.cidoc-crm.org/cidoc-crm/E53_Place> ;
+    <http://www.w3.org/2000/01/rdf-schema#label> "Agios Epiktitos (test)"@en ;
+    <http://www.cidoc-crm.org/cidoc-crm/P89_falls_within>
+        <https://example.org/troodos/place/nicosia-district> .
+"""
+"""A village the index has never seen, added on the server."""
+
+
+@pytest.fixture(scope="module")
+def local(demo_index: CrmGraphIndex) -> ExactAnswerer:
+    return answerer_for(demo_index)
+
+
+@pytest.fixture(scope="module")
+def remote(demo_index: CrmGraphIndex, serve_graph: Callable[[Path], str]) -> ExactAnswerer:
+    return ExactAnswerer(demo_index, endpoint=PlanEndpoint(serve_graph(DEMO_GRAPH)))
+
+
+def _shape(answer: ExactAnswer) -> tuple[object, ...]:
+    return answer.status, answer.count, answer.total, [i["uri"] for i in answer.items]
+
+
+@pytest.mark.parametrize("question", [
+    "which places are in nicosia district",  # a closure to a named place
+    "what is in nicosia district",
+    "how many things were made in the 12th century",  # a century: dates that begin in it
+    "which events took place in the 12th century",
+    "which works were made before 1200",  # every begin and end of a time-span read
+    "how many works are there",
+])
+def test_compiled_plans_run_on_the_endpoint_and_answer_as_the_index(
+        local: ExactAnswerer, remote: ExactAnswerer, question: str) -> None:
+    here, there = local.answer(question), remote.answer(question)
+    assert here.status == "answered" and here.total > 0
+    assert there.backend == "sparql" and here.backend == "parquet"
+    assert _shape(there) == _shape(here)
+    assert remote.endpoint is not None
+    assert there.evidence == [f"computed on {remote.endpoint.describe()} by the plan's "
+                              "SPARQL query"]
+
+
+@pytest.mark.parametrize(("question", "why"), [
+    ("how many churches are in nicosia district", "class nouns read through the wholes"),
+    ("which is the oldest church", "superlative plans are computed over the index"),
+    ("when was asinou built", "value plans are computed over the index"),
+    ("who founded the church at Asinou?", "events singled out by their type"),
+])
+def test_plans_that_do_not_compile_run_on_the_index_and_say_so(
+        local: ExactAnswerer, remote: ExactAnswerer, question: str, why: str) -> None:
+    here, there = local.answer(question), remote.answer(question)
+    assert there.backend == "parquet"
+    assert _shape(there) == _shape(here)
+    note = f"computed over the index's triples, not on the endpoint: {why}"
+    assert note in there.text and note not in here.text
+
+
+def test_a_graph_grown_on_the_server_is_answered_from_the_server(
+        demo_index: CrmGraphIndex, local: ExactAnswerer,
+        serve_graph: Callable[[Path], str], tmp_path: Path) -> None:
+    grown = tmp_path / "troodos_grown.ttl"
+    grown.write_text(DEMO_GRAPH.read_text(encoding="utf-8") + GROWN, encoding="utf-8")
+    server = ExactAnswerer(demo_index, endpoint=PlanEndpoint(serve_graph(grown)))
+    question = "which places are in nicosia district"
+    here, there = local.answer(question), server.answer(question)
+    assert there.backend == "sparql" and there.total == here.total + 1
+    new = next(i for i in there.items if i["uri"] == NEW_VILLAGE)
+    assert new["label"] == "Agios Epiktitos (test)"  # named by the endpoint's rdfs:label
+    assert "Agios Epiktitos (test)" in there.text
+
+
+def test_an_endpoint_that_fails_is_said_and_the_index_answers(
+        demo_index: CrmGraphIndex, local: ExactAnswerer) -> None:
+    down = ExactAnswerer(demo_index, endpoint=PlanEndpoint("http://127.0.0.1:9/query",
+                                                           timeout=2))
+    question = "which places are in nicosia district"
+    here, there = local.answer(question), down.answer(question)
+    assert there.backend == "parquet" and _shape(there) == _shape(here)
+    assert "not on the endpoint: the endpoint failed" in there.text
+
+
+def test_the_backend_is_chosen_explicitly() -> None:
+    assert plan_endpoint("parquet") is None
+    with pytest.raises(ValueError, match="needs the endpoint"):
+        plan_endpoint("sparql")
+    with pytest.raises(ValueError, match="sparql exact backend only"):
+        plan_endpoint("parquet", "http://127.0.0.1:9/query")
+    with pytest.raises(ValueError, match="unknown exact backend"):
+        plan_endpoint("duckdb")
+    with pytest.raises(SystemExit):
+        cli.main(["ask", "--index", "unused", "--exact-backend", "sparql", "a question"])
+
+
+def test_pipeline_and_cli_answer_on_the_endpoint(
+        demo_index: CrmGraphIndex, serve_graph: Callable[[Path], str],
+        capsys: pytest.CaptureFixture[str]) -> None:
+    url = serve_graph(DEMO_GRAPH)
+    pipeline = CrmQueryPipeline(demo_index, exact_backend="sparql", endpoint=url)
+    answer = pipeline.run("which places are in nicosia district")
+    assert answer.exact is not None and answer.exact.backend == "sparql"
+    assert answer.to_dict()["exact"]["backend"] == "sparql"
+    code = cli.main(["ask", "--index", str(demo_index.folder), "--exact-backend", "sparql",
+                     "--endpoint", url, "--json", "how many works are there"])
+    assert code == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["exact"]["backend"] == "sparql" and data["count"] > 0
+
+
+def test_time_spans_are_read_as_the_index_reads_them() -> None:
+    # NMWA records two births for one artist: the span covers both, so it lies in no decade
+    assert span_of(["1785-01-01", "1812-01-01"], ["1785-12-31", "1812-12-31"], "1785") == \
+        (1785, 1812)
+    assert span_of([], [], "between 1765 and 1766") == (1765, 1766)
