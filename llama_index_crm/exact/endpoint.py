@@ -23,6 +23,7 @@ query is the evidence.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -35,16 +36,21 @@ from llama_index_crm.exact.execute import (
     MATERIAL_RELATION,
     PERSON_NOUNS,
     TITLE_RELATION,
+    UNTYPED_STATEMENTS,
     Executor,
+    _extreme,
     within,
+    years_text,
 )
 from llama_index_crm.exact.plan import Anchor, ExactPlan, Variable
 from llama_index_crm.exact.relations import Relation, RelationLexicon
-from llama_index_crm.exact.results import ExactResult, Item
-from llama_index_crm.exact.sparql import DatedValue, members_sparql
+from llama_index_crm.exact.results import ExactResult, Item, Value
+from llama_index_crm.exact.sparql import DatedValue, members_sparql, values_sparql
 from llama_index_crm.exact.values import (
     BEGIN_PROPERTIES,
     END_PROPERTIES,
+    TEXT_PREDICATES,
+    TEXT_PROPERTIES,
     month_of,
     span_of,
     year_of,
@@ -66,8 +72,12 @@ logger = logging.getLogger(__name__)
 
 BACKENDS = ("parquet", "sparql")
 """Where exact plans run: the index's triples, or the user's endpoint."""
-COMPILED_OPERATIONS = frozenset({"list", "count"})
-"""Operations whose answer is the member set itself."""
+COMPILED_OPERATIONS = frozenset({"list", "count", "value"})
+"""Operations the endpoint answers: the member set, and the values of its members."""
+VALUE_KINDS = frozenset({"node", "time", "text"})
+"""Values read off the endpoint as the executor reads them off the index."""
+TEXT_PREDICATE_NAMES = frozenset({*TEXT_PROPERTIES, *TEXT_PREDICATES})
+_TIME_OF_DAY = re.compile(r"T\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?$")
 LABEL_BATCH = 500
 """IRIs per label query for members the index does not know."""
 RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
@@ -78,6 +88,14 @@ def _batches(iris: Sequence[str]) -> Iterator[str]:
     refs = [ref for ref in (iri_ref(iri) for iri in iris) if ref is not None]
     for start in range(0, len(refs), LABEL_BATCH):
         yield " ".join(refs[start:start + LABEL_BATCH])
+
+
+def _time_value(label: str, span: tuple[int, int] | None, uri: str | None) -> Value:
+    """A date's value as :meth:`Executor._value` makes it: its label, else its years."""
+    text = label if label and not label.endswith("(unlabelled)") else years_text(span)
+    if span is not None and not any(ch.isdigit() for ch in text):
+        text = f"{text} ({years_text(span)})"
+    return Value(text, uri, span)
 
 
 def _in_period(term: object, spans: Mapping[str, tuple[tuple[int, int] | None,
@@ -179,6 +197,19 @@ class PlanEndpoint:
                     found[s] = min(found.get(s, label.value), label.value)
         return found
 
+    def texts(self, iris: Sequence[str], canonical: Callable[[str], str | None]
+              ) -> dict[str, list[str]]:
+        """Per IRI: its own texts on the endpoint (symbolic content, value, label…)."""
+        found: dict[str, list[str]] = {}
+        for batch in _batches(iris):
+            query = (f"SELECT ?s ?p ?o WHERE {{ VALUES ?s {{ {batch} }} ?s ?p ?o "
+                     f"FILTER(isLiteral(?o)) }}")
+            for s, p, o in self.source.select(query, ("s", "p", "o")):
+                if isinstance(s, str) and isinstance(p, str) and isinstance(o, Literal) and (
+                        p in TEXT_PREDICATE_NAMES or canonical(p) in TEXT_PREDICATE_NAMES):
+                    found.setdefault(s, []).append(o.value)
+        return found
+
     def close(self) -> None:
         """Close the connection."""
         self.source.close()
@@ -268,6 +299,15 @@ def uncompiled(plan: ExactPlan, executor: Executor) -> str | None:
     executor), or None when it does."""
     if plan.operation not in COMPILED_OPERATIONS:
         return f"{plan.operation} plans are computed over the index"
+    if plan.operation == "value":
+        if plan.hints:
+            return "events singled out by their type"
+        for name in plan.attributes:
+            relation = executor.lexicon[name]
+            if relation.value not in VALUE_KINDS or name in UNTYPED_STATEMENTS:
+                return f"the {relation.label} read as the index reads it"
+            if relation.via_labels or _attributed(relation, executor):
+                return f"attributions or roles of “{relation.label}”"
     for index, var in enumerate(plan.variables):
         why = _variable(var, index, executor)
         if why is not None:
@@ -324,10 +364,61 @@ class EndpointExecutor(Executor):
         items.sort(key=lambda it: (fold_name(it.label), it.uri))
         result = ExactResult(plan, items, len(items), notes=list(dict.fromkeys(plan.notes)),
                              left_out=len(found) - len(kept), backend="sparql")
+        if plan.operation == "value":
+            for name in plan.attributes:
+                self._remote_values(asked, self.lexicon[name], items)
+            if plan.order_by and plan.limit:
+                for item in items:  # "first painted": the earliest of its dates
+                    item.values = _extreme(item.values, plan.order_by, plan.descending)
         if not result.total:
             result.missing_relations = [r for r in self._relations(plan)
                                         if not self.relation_present(r)]
         return result
+
+    def _remote_values(self, plan: ExactPlan, relation: Relation, items: list[Item]) -> None:
+        """Each member's values of ``relation``, read off the endpoint as
+        :meth:`Executor.values_of` reads them off the index (no witness triples)."""
+        rows = self.endpoint.source.select(values_sparql(plan, relation, self), ("v0", "value"))
+        pairs = [(m, v) for m, v in rows if isinstance(m, str) and v is not None]
+        nodes = sorted({v for _, v in pairs if isinstance(v, str)})
+        unknown = [n for n in nodes if self.node_id(n) is None and n not in self._remote_labels]
+        if unknown:
+            self._remote_labels.update(self.endpoint.labels(unknown))
+        spans = self.endpoint.spans(nodes, self.ontology.canonical) \
+            if relation.value == "time" else {}
+        texts = self.endpoint.texts(nodes, self.ontology.canonical) \
+            if relation.value == "text" else {}
+        found: dict[str, list[Value]] = {}
+        for member, term in pairs:
+            value = self._remote_value(relation, term, spans, texts)
+            value.relation = relation.id
+            found.setdefault(member, []).append(value)
+        for item in items:
+            unique = {(v.text, v.years): v for v in found.get(item.uri, [])}
+            item.values = item.values + sorted(unique.values(),
+                                               key=lambda v: (v.years or (0, 0), v.text))
+
+    def _remote_value(self, relation: Relation, term: str | Literal,
+                      spans: Mapping[str, tuple[tuple[int, int] | None, object]],
+                      texts: Mapping[str, list[str]]) -> Value:
+        if isinstance(term, Literal):
+            if relation.value == "time":  # a date literal: as written, without a midnight
+                year = year_of(term.value)
+                span = (year, year) if year is not None else None
+                return _time_value(_TIME_OF_DAY.sub("", term.value), span, None)
+            return Value(term.value)
+        node = self.node_id(term)
+        label = self.label(node) if node is not None else self._remote_labels.get(
+            term, term.rsplit("/", 1)[-1])
+        if relation.value == "time":
+            archived = (self.store.label_of(node) if node is not None else
+                        self._remote_labels.get(term)) or ""
+            return _time_value(archived, spans.get(term, (None, None))[0], term)
+        if relation.value == "text":
+            said = texts.get(term, [])
+            own = self.values.text(node) if node is not None else None
+            return Value(own if own in said else min(said) if said else label, term)
+        return Value(label, term)
 
     def _remote_item(self, iri: str) -> Item:
         node = self.node_id(iri)

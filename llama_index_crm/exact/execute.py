@@ -687,9 +687,9 @@ class Executor(Ranking):
             if self.store.is_literal[node]:  # a date literal: as written, without a midnight
                 label = re.sub(r"T\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?$", "",
                                self.values.label(node))
-            text = label if label and not label.endswith("(unlabelled)") else _years_text(span)
+            text = label if label and not label.endswith("(unlabelled)") else years_text(span)
             if span is not None and not any(ch.isdigit() for ch in text):
-                text = f"{text} ({_years_text(span)})"
+                text = f"{text} ({years_text(span)})"
             return Value(text, uri, span, None, witness, event)
         if relation.value == "text":
             return Value(self.values.text(node) or self.label(node), uri, None, None, witness,
@@ -745,7 +745,7 @@ def within(span: tuple[int, int], period: tuple[int, int], begins: bool = False)
     return span[0] >= low and span[1] <= high
 
 
-def _years_text(span: tuple[int, int] | None) -> str:
+def years_text(span: tuple[int, int] | None) -> str:
     if span is None:
         return "undated"
     return str(span[0]) if span[0] == span[1] else f"{span[0]}–{span[1]}"

@@ -29,7 +29,7 @@ from llama_index_crm.query.lexicon import pluralise, singularise
 from llama_index_crm.rdf import RDF_VALUE, RDFS
 from llama_index_crm.storage.names import fold_name
 
-__all__ = ["DatedValue", "members_sparql", "plan_sparql", "relation_path"]
+__all__ = ["DatedValue", "members_sparql", "plan_sparql", "relation_path", "values_sparql"]
 
 YEAR_EXPR = 'xsd:integer(REPLACE(STR({}), "^[^0-9-]*(-?[0-9]{{4}}).*$", "$1"))'
 TEXT_PREDICATES = (RDF_VALUE, RDFS + "label")
@@ -152,6 +152,7 @@ class _Query:
             if not (link.role and link.inverse and self.role(other, name, relation, link.role)):
                 self.lines.append(f"{other} {path} {name} ." if link.inverse else
                                   f"{name} {path} {other} .")
+            self.range_typed(name if link.inverse else other, relation)
             if isinstance(link.target, int):
                 self.var(link.target)
         if var.category == "Actor" and var.anchor is None and \
@@ -257,8 +258,14 @@ class _Query:
             else:
                 self.lines.append(
                     f'FILTER(CONTAINS(LCASE(STR({text})), "{condition.contains}"))')
-        if relation.statement_types:
-            self.statement(end, relation.statement_types)
+        self.range_typed(end, relation)
+
+    def range_typed(self, node: str, relation: Relation) -> None:
+        """The types the relation's range node must carry (its statement's kind, a
+        nationality), as :meth:`RelationWalker.walk` keeps them."""
+        for wanted in (relation.statement_types, relation.range_types):
+            if wanted:
+                self.statement(node, wanted)
 
     def statement(self, node: str, wanted: Sequence[str]) -> None:
         ids = self.x.walker.type_ids(wanted)
@@ -305,14 +312,23 @@ def plan_sparql(plan: ExactPlan, executor: Executor) -> str:
     if plan.operation == "count":
         return f"{prefix}SELECT (COUNT(DISTINCT ?v0) AS ?count) WHERE {{\n  {body}\n}}"
     if plan.operation == "value" and plan.attributes:
-        relation = executor.lexicon[plan.attributes[0]]
-        path = relation_path(relation, executor) or "<urn:none>"
-        extra = f"\n  ?v0 {path} ?value ."
-        return f"{prefix}SELECT DISTINCT ?v0 ?value WHERE {{\n  {body}{extra}\n}}"
+        return values_sparql(plan, executor.lexicon[plan.attributes[0]], executor)
     note = ""
     if plan.operation in {"superlative", "group"}:
         note = f"# {plan.operation} by {plan.order_by or plan.group_by}: ranked over these\n"
     return f"{prefix}{note}SELECT DISTINCT ?v0 WHERE {{\n  {body}\n}} ORDER BY ?v0"
+
+
+def values_sparql(plan: ExactPlan, relation: Relation, executor: Executor) -> str:
+    """The values ``relation`` gives each member of ``plan``'s variable 0, as SPARQL."""
+    query = _Query(plan, executor)
+    query.var(0)
+    path = relation_path(relation, executor) or "<urn:none>"
+    query.lines.append(f"?v0 {path} ?value .")
+    query.range_typed("?value", relation)
+    body = "\n  ".join(query.lines)
+    return (f"PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>\n"
+            f"SELECT DISTINCT ?v0 ?value WHERE {{\n  {body}\n}}")
 
 
 def members_sparql(plan: ExactPlan, executor: Executor) -> tuple[str, list[DatedValue]]:
