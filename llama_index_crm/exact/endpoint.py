@@ -42,10 +42,11 @@ from llama_index_crm.exact.execute import (
     within,
     years_text,
 )
+from llama_index_crm.exact.linking import mentions, mentions_forms
 from llama_index_crm.exact.plan import Anchor, ExactPlan, Variable
 from llama_index_crm.exact.relations import Relation, RelationLexicon
 from llama_index_crm.exact.results import ExactResult, Item, Value
-from llama_index_crm.exact.sparql import DatedValue, members_sparql, values_sparql
+from llama_index_crm.exact.sparql import DeferredValue, members_sparql, values_sparql
 from llama_index_crm.exact.values import (
     BEGIN_PROPERTIES,
     END_PROPERTIES,
@@ -59,7 +60,7 @@ from llama_index_crm.exact.wholes import WHOLE_STEP
 from llama_index_crm.ontology import Ontology, Step
 from llama_index_crm.query.lexicon import singularise
 from llama_index_crm.rdf import Literal
-from llama_index_crm.sources._sparql_terms import iri_ref
+from llama_index_crm.sources._sparql_terms import Row, iri_ref
 from llama_index_crm.storage.names import fold_name
 from llama_index_crm.storage.triples import TripleStore
 
@@ -81,6 +82,8 @@ _TIME_OF_DAY = re.compile(r"T\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?$")
 LABEL_BATCH = 500
 """IRIs per label query for members the index does not know."""
 RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
+Span = tuple[tuple[int, int] | None, tuple[int, int] | None]
+"""A time-span's (begin, end) years and the (year, month) it begins in."""
 
 
 def _batches(iris: Sequence[str]) -> Iterator[str]:
@@ -98,9 +101,7 @@ def _time_value(label: str, span: tuple[int, int] | None, uri: str | None) -> Va
     return Value(text, uri, span)
 
 
-def _in_period(term: object, spans: Mapping[str, tuple[tuple[int, int] | None,
-                                                      tuple[int, int] | None]],
-               dated: DatedValue) -> bool:
+def _in_period(term: object, spans: Mapping[str, Span], dated: DeferredValue) -> bool:
     """Whether a projected date (a time-span IRI or a date literal) falls in its period, as
     :meth:`Executor._value_filter` judges it."""
     condition = dated.condition
@@ -146,23 +147,8 @@ class PlanEndpoint:
         """``SPARQL endpoint <url>`` (no password), and its graphs."""
         return self.source.describe()
 
-    def members(self, query: str, dated: Sequence[DatedValue] = (),
-                canonical: Callable[[str], str | None] = lambda p: p) -> list[str]:
-        """The distinct IRIs ``?v0`` takes in the answer to ``query`` (from
-        :func:`~.sparql.members_sparql`), in solutions whose ``dated`` values fall in their
-        periods as the executor reads dates (:func:`~.execute.within`)."""
-        rows = self.source.select(query, ("v0", *(d.var[1:] for d in dated)))
-        spans = self.spans({term for row in rows for term in row[1:]
-                            if isinstance(term, str)}, canonical) if dated else {}
-        kept = set()
-        for row in rows:
-            if isinstance(row[0], str) and all(
-                    _in_period(term, spans, d) for term, d in zip(row[1:], dated, strict=True)):
-                kept.add(row[0])
-        return sorted(kept)
-
     def spans(self, iris: Iterable[str], canonical: Callable[[str], str | None]
-              ) -> dict[str, tuple[tuple[int, int] | None, tuple[int, int] | None]]:
+              ) -> dict[str, Span]:
         """Per time-span IRI: its (begin, end) years (:func:`~.values.span_of`) and the
         (year, month) it begins in, read off the endpoint (``canonical``: a predicate IRI's
         CRM name)."""
@@ -177,7 +163,7 @@ class PlanEndpoint:
                 if isinstance(s, str) and isinstance(p, str) and isinstance(o, Literal):
                     name = RDFS_LABEL if p == RDFS_LABEL else canonical(p) or p
                     texts.setdefault(s, {}).setdefault(name, []).append(o.value)
-        out: dict[str, tuple[tuple[int, int] | None, tuple[int, int] | None]] = {}
+        out: dict[str, Span] = {}
         for iri in iris:
             by = texts.get(iri, {})
             values = [v for p, vs in by.items() if p in begins for v in vs]
@@ -287,8 +273,6 @@ def _variable(var: Variable, index: int, executor: Executor) -> str | None:
             return "a date carried by a linked event"
         if condition.decade_guess:
             return "a decade named without its century"
-        if condition.contains and (not condition.forms or relation.id == TITLE_RELATION):
-            return "a text matched by its folded words"
         if _attributed(relation, executor):
             return f"attributions of “{relation.label}”"
     return None
@@ -332,6 +316,7 @@ class EndpointExecutor(Executor):
         super().__init__(store, ontology, lexicon)
         self.endpoint = endpoint
         self._remote_labels: dict[str, str] = {}
+        self._remote_texts: dict[str, list[str]] = {}
 
     def run(self, plan: ExactPlan) -> ExactResult:
         """``plan`` on the endpoint when it compiles, else over the index (noted)."""
@@ -352,8 +337,9 @@ class EndpointExecutor(Executor):
         var = plan.variables[0]
         asked = replace(plan, operation="list",
                         variables=(replace(var, exclude=()), *plan.variables[1:]))
-        query, dated = members_sparql(asked, self)
-        found = self.endpoint.members(query, dated, self.ontology.canonical)
+        query, deferred = members_sparql(asked, self)
+        rows = self.endpoint.source.select(query, ("v0", *(d.var[1:] for d in deferred)))
+        found = self._judged(rows, deferred)
         excluded = set(var.exclude)
         kept = [iri for iri in found if iri not in excluded]
         unknown = [iri for iri in kept if self.node_id(iri) is None
@@ -374,6 +360,67 @@ class EndpointExecutor(Executor):
             result.missing_relations = [r for r in self._relations(plan)
                                         if not self.relation_present(r)]
         return result
+
+    def _judged(self, rows: Sequence[Row], deferred: Sequence[DeferredValue]) -> list[str]:
+        """The distinct IRIs of ``?v0`` in solutions whose projected values pass their
+        conditions as :meth:`Executor._value_filter` judges them: dates in their periods
+        (:func:`~.execute.within`), texts naming the words asked (a title filter: the
+        member's own name too)."""
+        if not deferred:
+            return sorted({row[0] for row in rows if isinstance(row[0], str)})
+        terms = {t for row in rows for t in row[1:] if isinstance(t, str)}
+        spans = self.endpoint.spans(terms, self.ontology.canonical) if any(
+            d.condition.years is not None for d in deferred) else {}
+        titled = any(d.condition.contains and d.relation.id == TITLE_RELATION
+                     for d in deferred)
+        if any(d.condition.contains for d in deferred):
+            terms |= {row[0] for row in rows if isinstance(row[0], str)} if titled else set()
+            self._remember_texts(terms)
+        kept = set()
+        for row in rows:
+            member = row[0]
+            if isinstance(member, str) and all(
+                    self._passes(member, term, spans, d)
+                    for term, d in zip(row[1:], deferred, strict=True)):
+                kept.add(member)
+        return sorted(kept)
+
+    def _passes(self, member: str, term: object, spans: Mapping[str, Span],
+                deferred: DeferredValue) -> bool:
+        condition = deferred.condition
+        if condition.years is not None and not _in_period(term, spans, deferred):
+            return False
+        if condition.contains:
+            wanted = fold_name(condition.contains)
+            match = mentions_forms if condition.forms else mentions
+            said = [*self._text_of(term)]
+            if deferred.relation.id == TITLE_RELATION:  # its own name counts too
+                said += self._text_of(member)
+            return any(match(fold_name(text), wanted) for text in said)
+        return True
+
+    def _remember_texts(self, iris: set[str]) -> None:
+        todo = [iri for iri in iris if iri not in self._remote_texts]
+        found = self.endpoint.texts(todo, self.ontology.canonical) if todo else {}
+        unknown = [iri for iri in todo if not found.get(iri) and self.node_id(iri) is None
+                   and iri not in self._remote_labels]
+        if unknown:
+            self._remote_labels.update(self.endpoint.labels(unknown))
+        for iri in todo:
+            self._remote_texts[iri] = found.get(iri, [])
+
+    def _text_of(self, term: object) -> list[str]:
+        """A value's texts as :meth:`Executor._folded_text` reads them: a literal itself; a
+        node's own texts on the endpoint, else its name."""
+        if isinstance(term, Literal):
+            return [term.value]
+        if not isinstance(term, str):
+            return []
+        found = self._remote_texts.get(term) or []
+        if found:
+            return found
+        node = self.node_id(term)
+        return [self.label(node) if node is not None else self._remote_labels.get(term, term)]
 
     def _remote_values(self, plan: ExactPlan, relation: Relation, items: list[Item]) -> None:
         """Each member's values of ``relation``, read off the endpoint as
@@ -399,7 +446,7 @@ class EndpointExecutor(Executor):
                                                key=lambda v: (v.years or (0, 0), v.text))
 
     def _remote_value(self, relation: Relation, term: str | Literal,
-                      spans: Mapping[str, tuple[tuple[int, int] | None, object]],
+                      spans: Mapping[str, Span],
                       texts: Mapping[str, list[str]]) -> Value:
         if isinstance(term, Literal):
             if relation.value == "time":  # a date literal: as written, without a midnight

@@ -19,6 +19,7 @@ from llama_index_crm.exact.execute import (
     MAKER_NOUNS,
     NON_WORK_CLASSES,
     PHYSICAL_CLASS,
+    TITLE_RELATION,
     Executor,
 )
 from llama_index_crm.exact.paths import ASSIGNED, ASSIGNED_TO
@@ -29,7 +30,7 @@ from llama_index_crm.query.lexicon import pluralise, singularise
 from llama_index_crm.rdf import RDF_VALUE, RDFS
 from llama_index_crm.storage.names import fold_name
 
-__all__ = ["DatedValue", "members_sparql", "plan_sparql", "relation_path", "values_sparql"]
+__all__ = ["DeferredValue", "members_sparql", "plan_sparql", "relation_path", "values_sparql"]
 
 YEAR_EXPR = 'xsd:integer(REPLACE(STR({}), "^[^0-9-]*(-?[0-9]{{4}}).*$", "$1"))'
 TEXT_PREDICATES = (RDF_VALUE, RDFS + "label")
@@ -101,9 +102,10 @@ def relation_path(relation: Relation, executor: Executor, closure: bool = False)
     return alternatives[0] if len(alternatives) == 1 else "(" + "|".join(alternatives) + ")"
 
 
-class DatedValue(NamedTuple):
-    """A date condition left to the caller: ``var`` is projected, the date (a time-span or
-    a date literal) ``condition`` must fall in, reached through ``relation``."""
+class DeferredValue(NamedTuple):
+    """A condition on values left to the caller: ``var`` is projected, the value (a date,
+    a time-span, a text or a statement) reached through ``relation`` that ``condition``
+    judges (its period, its words)."""
 
     var: str
     condition: ValueFilter
@@ -111,13 +113,13 @@ class DatedValue(NamedTuple):
 
 
 class _Query:
-    def __init__(self, plan: ExactPlan, executor: Executor, defer_dates: bool = False) -> None:
+    def __init__(self, plan: ExactPlan, executor: Executor, defer: bool = False) -> None:
         self.plan = plan
         self.x = executor
         self.lines: list[str] = []
         self.n = 0
-        self.defer_dates = defer_dates
-        self.dated: list[DatedValue] = []
+        self.defer = defer
+        self.deferred: list[DeferredValue] = []
 
     def fresh(self, stem: str) -> str:
         self.n += 1
@@ -219,10 +221,19 @@ class _Query:
             self.lines.append("FILTER(false)")
             return
         end = self.fresh("value")
+        if self.defer and (condition.years is not None or condition.contains):
+            self.deferred.append(DeferredValue(end, condition, relation))
+            at = len(self.lines)
+            self.range_typed(end, relation)
+            typed = " ".join(self.lines[at:])
+            del self.lines[at:]
+            pattern = f"{name} {path} {end} . {typed}".strip()
+            # a title filter also reads the member's own name: its title may be missing
+            self.lines.append(f"OPTIONAL {{ {pattern} }}" if condition.contains
+                              and relation.id == TITLE_RELATION else pattern)
+            return
         self.lines.append(f"{name} {path} {end} .")
-        if condition.years is not None and self.defer_dates:
-            self.dated.append(DatedValue(end, condition, relation))
-        elif condition.years is not None:
+        if condition.years is not None:
             begin_forms, _ = self.x.engine.predicate_forms("P82a_begin_of_the_begin")
             end_forms, _ = self.x.engine.predicate_forms("P82b_end_of_the_end")
             b, e = self.fresh("begin"), self.fresh("end")
@@ -331,16 +342,17 @@ def values_sparql(plan: ExactPlan, relation: Relation, executor: Executor) -> st
             f"SELECT DISTINCT ?v0 ?value WHERE {{\n  {body}\n}}")
 
 
-def members_sparql(plan: ExactPlan, executor: Executor) -> tuple[str, list[DatedValue]]:
-    """The members of ``plan``'s variable 0 as SPARQL, each date condition's value projected
-    beside them instead of filtered: the caller judges the dates as the executor does
-    (a time-span's years from all its begin and end properties, else its label)."""
-    query = _Query(plan, executor, defer_dates=True)
+def members_sparql(plan: ExactPlan, executor: Executor) -> tuple[str, list[DeferredValue]]:
+    """The members of ``plan``'s variable 0 as SPARQL, the value of each date or text
+    condition projected beside them instead of filtered: the caller judges them as the
+    executor does (a time-span's years from all its begin and end properties, else its
+    label; a text's folded words)."""
+    query = _Query(plan, executor, defer=True)
     query.var(0)
     body = "\n  ".join(query.lines)
-    projected = " ".join(["?v0", *(d.var for d in query.dated)])
+    projected = " ".join(["?v0", *(d.var for d in query.deferred)])
     return (f"PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>\n"
-            f"SELECT DISTINCT {projected} WHERE {{\n  {body}\n}}", query.dated)
+            f"SELECT DISTINCT {projected} WHERE {{\n  {body}\n}}", query.deferred)
 
 
 def _word_forms(word: str) -> str:
