@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -46,7 +47,7 @@ from llama_index_crm.exact.linking import mentions, mentions_forms
 from llama_index_crm.exact.plan import Anchor, ExactPlan, Variable
 from llama_index_crm.exact.relations import Relation, RelationLexicon
 from llama_index_crm.exact.results import ExactResult, Item, Value
-from llama_index_crm.exact.sparql import DeferredValue, members_sparql, values_sparql
+from llama_index_crm.exact.sparql import DeferredValue, members_sparql, values_of_sparql
 from llama_index_crm.exact.values import (
     BEGIN_PROPERTIES,
     END_PROPERTIES,
@@ -73,8 +74,9 @@ logger = logging.getLogger(__name__)
 
 BACKENDS = ("parquet", "sparql")
 """Where exact plans run: the index's triples, or the user's endpoint."""
-COMPILED_OPERATIONS = frozenset({"list", "count", "value"})
-"""Operations the endpoint answers: the member set, and the values of its members."""
+COMPILED_OPERATIONS = frozenset({"list", "count", "value", "superlative", "group"})
+"""Operations the endpoint answers: the member set, the values of its members, and
+rankings by date and groups by value over them (ranked by the executor's own code)."""
 VALUE_KINDS = frozenset({"node", "time", "text"})
 """Values read off the endpoint as the executor reads them off the index."""
 TEXT_PREDICATE_NAMES = frozenset({*TEXT_PROPERTIES, *TEXT_PREDICATES})
@@ -283,15 +285,22 @@ def uncompiled(plan: ExactPlan, executor: Executor) -> str | None:
     executor), or None when it does."""
     if plan.operation not in COMPILED_OPERATIONS:
         return f"{plan.operation} plans are computed over the index"
-    if plan.operation == "value":
+    if plan.operation == "superlative" and (plan.order_by or "count") == "count":
+        return "rankings by count are computed over the index"
+    if plan.operation in {"value", "superlative", "group"}:
         if plan.hints:
             return "events singled out by their type"
-        for name in plan.attributes:
+        read = [*plan.attributes, *((plan.order_by or "").split(":")[:1]),
+                *((plan.group_by or "").split(":")[:1])]
+        for name in dict.fromkeys(n for n in read if n):
             relation = executor.lexicon[name]
             if relation.value not in VALUE_KINDS or name in UNTYPED_STATEMENTS:
                 return f"the {relation.label} read as the index reads it"
             if relation.via_labels or _attributed(relation, executor):
                 return f"attributions or roles of “{relation.label}”"
+        if plan.operation == "superlative" and \
+                executor.lexicon[str(plan.order_by).split(":")[0]].value != "time":
+            return "rankings by size are computed over the index"
     for index, var in enumerate(plan.variables):
         why = _variable(var, index, executor)
         if why is not None:
@@ -317,6 +326,10 @@ class EndpointExecutor(Executor):
         self.endpoint = endpoint
         self._remote_labels: dict[str, str] = {}
         self._remote_texts: dict[str, list[str]] = {}
+        self._foreign: dict[str, int] = {}
+        self._remote_run = threading.local()
+        """Per thread, while the endpoint runs a plan: member id → IRI (values_of reads
+        them off the endpoint then)."""
 
     def run(self, plan: ExactPlan) -> ExactResult:
         """``plan`` on the endpoint when it compiles, else over the index (noted)."""
@@ -348,14 +361,24 @@ class EndpointExecutor(Executor):
             self._remote_labels.update(self.endpoint.labels(unknown))
         items = [self._remote_item(iri) for iri in kept]
         items.sort(key=lambda it: (fold_name(it.label), it.uri))
-        result = ExactResult(plan, items, len(items), notes=list(dict.fromkeys(plan.notes)),
-                             left_out=len(found) - len(kept), backend="sparql")
-        if plan.operation == "value":
-            for name in plan.attributes:
-                self._remote_values(asked, self.lexicon[name], items)
-            if plan.order_by and plan.limit:
-                for item in items:  # "first painted": the earliest of its dates
-                    item.values = _extreme(item.values, plan.order_by, plan.descending)
+        self._notes = []
+        self._remote_run.uris = {it.node: it.uri for it in items}
+        result = ExactResult(plan, items, len(items), left_out=len(found) - len(kept),
+                             backend="sparql")
+        try:  # the executor's own ranking and grouping, over the endpoint's values
+            if plan.operation == "value":
+                for name in plan.attributes:
+                    self._attach(items, self.lexicon[name], plan.hints)
+                if plan.order_by and plan.limit:
+                    for item in items:  # "first painted": the earliest of its dates
+                        item.values = _extreme(item.values, plan.order_by, plan.descending)
+            elif plan.operation == "superlative":
+                self._rank(plan, result)
+            elif plan.operation == "group":
+                self._grouped(plan, result)
+        finally:
+            self._remote_run.uris = None
+        result.notes = list(dict.fromkeys([*plan.notes, *self._notes]))
         if not result.total:
             result.missing_relations = [r for r in self._relations(plan)
                                         if not self.relation_present(r)]
@@ -422,10 +445,21 @@ class EndpointExecutor(Executor):
         node = self.node_id(term)
         return [self.label(node) if node is not None else self._remote_labels.get(term, term)]
 
-    def _remote_values(self, plan: ExactPlan, relation: Relation, items: list[Item]) -> None:
-        """Each member's values of ``relation``, read off the endpoint as
+    def values_of(self, nodes: Sequence[int], relation: Relation,
+                  hints: Sequence[str] = ()) -> dict[int, list[Value]]:
+        """:meth:`Executor.values_of`; in a plan the endpoint runs, read off the endpoint
+        (members the index does not know have negative ids)."""
+        uris = getattr(self._remote_run, "uris", None)
+        if uris is None:
+            return super().values_of(nodes, relation, hints)
+        by_uri = self._remote_values([uris[n] for n in nodes], relation)
+        return {n: by_uri.get(uris[n], []) for n in nodes}
+
+    def _remote_values(self, iris: Sequence[str], relation: Relation) -> dict[str, list[Value]]:
+        """The values of ``relation`` of each IRI, read off the endpoint as
         :meth:`Executor.values_of` reads them off the index (no witness triples)."""
-        rows = self.endpoint.source.select(values_sparql(plan, relation, self), ("v0", "value"))
+        rows = [row for batch in _batches(iris) for row in self.endpoint.source.select(
+            values_of_sparql(batch, relation, self), ("v0", "value"))]
         pairs = [(m, v) for m, v in rows if isinstance(m, str) and v is not None]
         nodes = sorted({v for _, v in pairs if isinstance(v, str)})
         unknown = [n for n in nodes if self.node_id(n) is None and n not in self._remote_labels]
@@ -440,10 +474,11 @@ class EndpointExecutor(Executor):
             value = self._remote_value(relation, term, spans, texts)
             value.relation = relation.id
             found.setdefault(member, []).append(value)
-        for item in items:
-            unique = {(v.text, v.years): v for v in found.get(item.uri, [])}
-            item.values = item.values + sorted(unique.values(),
-                                               key=lambda v: (v.years or (0, 0), v.text))
+        out = {}
+        for iri in iris:
+            unique = {(v.text, v.years): v for v in found.get(iri, [])}
+            out[iri] = sorted(unique.values(), key=lambda v: (v.years or (0, 0), v.text))
+        return out
 
     def _remote_value(self, relation: Relation, term: str | Literal,
                       spans: Mapping[str, Span],
@@ -469,8 +504,9 @@ class EndpointExecutor(Executor):
 
     def _remote_item(self, iri: str) -> Item:
         node = self.node_id(iri)
-        if node is None:  # the graph grew since the index was built
-            return Item(-1, iri, self._remote_labels.get(iri, iri), None)
+        if node is None:  # the graph grew since the index was built: a negative id
+            node = -self._foreign.setdefault(iri, len(self._foreign) + 1)
+            return Item(node, iri, self._remote_labels.get(iri, iri), None)
         return Item(node, iri, self.label(node), self.values.category(node))
 
 

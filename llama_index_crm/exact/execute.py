@@ -237,14 +237,19 @@ class Executor(Ranking):
         elif plan.operation == "superlative":
             self._rank(plan, result)
         elif plan.operation == "group" and plan.group_by:
-            result.groups = self._group(items, plan.group_by, plan.variables[0].types)
-            if plan.limit:
-                known = [g for g in result.groups if g.key != NOT_RECORDED]
-                known.sort(key=lambda g: -len(g.items))
-                cut = len(known[min(plan.limit, len(known)) - 1].items) if known else 0
-                result.groups = [g for g in known if len(g.items) >= cut]
+            self._grouped(plan, result)
         result.notes = list(dict.fromkeys([*plan.notes, *self._notes]))  # ranking's too
         return result
+
+    def _grouped(self, plan: ExactPlan, result: ExactResult) -> None:
+        """``result``'s members in groups by ``plan.group_by`` (the ``limit`` largest)."""
+        assert plan.group_by is not None
+        result.groups = self._group(result.items, plan.group_by, plan.variables[0].types)
+        if plan.limit:
+            known = [g for g in result.groups if g.key != NOT_RECORDED]
+            known.sort(key=lambda g: -len(g.items))
+            cut = len(known[min(plan.limit, len(known)) - 1].items) if known else 0
+            result.groups = [g for g in known if len(g.items) >= cut]
 
     def _attributions(self, items: list[Item]) -> None:
         """Notes for members reached through an attribute assignment (E13) rather than a

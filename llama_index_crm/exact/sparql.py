@@ -30,7 +30,8 @@ from llama_index_crm.query.lexicon import pluralise, singularise
 from llama_index_crm.rdf import RDF_VALUE, RDFS
 from llama_index_crm.storage.names import fold_name
 
-__all__ = ["DeferredValue", "members_sparql", "plan_sparql", "relation_path", "values_sparql"]
+__all__ = ["DeferredValue", "members_sparql", "plan_sparql", "relation_path", "values_of_sparql",
+           "values_sparql"]
 
 YEAR_EXPR = 'xsd:integer(REPLACE(STR({}), "^[^0-9-]*(-?[0-9]{{4}}).*$", "$1"))'
 TEXT_PREDICATES = (RDF_VALUE, RDFS + "label")
@@ -340,6 +341,16 @@ def values_sparql(plan: ExactPlan, relation: Relation, executor: Executor) -> st
     body = "\n  ".join(query.lines)
     return (f"PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>\n"
             f"SELECT DISTINCT ?v0 ?value WHERE {{\n  {body}\n}}")
+
+
+def values_of_sparql(refs: str, relation: Relation, executor: Executor) -> str:
+    """The values ``relation`` gives the nodes ``refs`` (bracketed IRIs), as SPARQL."""
+    query = _Query(ExactPlan("", (Variable(),)), executor)
+    path = relation_path(relation, executor) or "<urn:none>"
+    query.lines += [f"VALUES ?v0 {{ {refs} }}", f"?v0 {path} ?value ."]
+    query.range_typed("?value", relation)
+    body = "\n  ".join(query.lines)
+    return f"SELECT DISTINCT ?v0 ?value WHERE {{\n  {body}\n}}"
 
 
 def members_sparql(plan: ExactPlan, executor: Executor) -> tuple[str, list[DeferredValue]]:
