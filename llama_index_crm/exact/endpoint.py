@@ -45,9 +45,17 @@ from llama_index_crm.exact.execute import (
 )
 from llama_index_crm.exact.linking import mentions, mentions_forms
 from llama_index_crm.exact.plan import Anchor, ExactPlan, Variable
+from llama_index_crm.exact.ranking import is_placeholder
 from llama_index_crm.exact.relations import Relation, RelationLexicon
 from llama_index_crm.exact.results import ExactResult, Item, Value
-from llama_index_crm.exact.sparql import DeferredValue, members_sparql, values_of_sparql
+from llama_index_crm.exact.sparql import (
+    MAX_EXCEPTIONS,
+    DeferredValue,
+    category_exceptions,
+    linked_sparql,
+    members_sparql,
+    values_of_sparql,
+)
 from llama_index_crm.exact.values import (
     BEGIN_PROPERTIES,
     END_PROPERTIES,
@@ -60,7 +68,7 @@ from llama_index_crm.exact.values import (
 from llama_index_crm.exact.wholes import WHOLE_STEP
 from llama_index_crm.ontology import Ontology, Step
 from llama_index_crm.query.lexicon import singularise
-from llama_index_crm.rdf import Literal
+from llama_index_crm.rdf import RDF_TYPE, Literal
 from llama_index_crm.sources._sparql_terms import Row, iri_ref
 from llama_index_crm.storage.names import fold_name
 from llama_index_crm.storage.triples import TripleStore
@@ -241,6 +249,9 @@ def _variable(var: Variable, index: int, executor: Executor) -> str | None:
         return "a variable of any kind"
     if index and var.exclude:
         return "an exclusion from a linked set"
+    if var.anchor is None and var.category is not None and \
+            sum(map(len, category_exceptions(executor, var.category))) > MAX_EXCEPTIONS:
+        return f"the index counts many nodes as {var.category} otherwise than by their class"
     if var.category == "Actor" and var.anchor is None:
         if noun in GENDER_WORDS or any(t in GENDER_WORDS for t in var.types):
             return "a gender read from types"
@@ -286,19 +297,23 @@ def uncompiled(plan: ExactPlan, executor: Executor) -> str | None:
     if plan.operation not in COMPILED_OPERATIONS:
         return f"{plan.operation} plans are computed over the index"
     if plan.operation == "superlative" and (plan.order_by or "count") == "count":
-        return "rankings by count are computed over the index"
+        counted = next((i for i, v in enumerate(plan.variables) if i and any(
+            link.target == 0 for link in v.links)), None)
+        if counted is not None and any(link.target == counted
+                                       for link in plan.variables[0].links):
+            return "a ranking by count through a loop of links"
     if plan.operation in {"value", "superlative", "group"}:
         if plan.hints:
             return "events singled out by their type"
         read = [*plan.attributes, *((plan.order_by or "").split(":")[:1]),
                 *((plan.group_by or "").split(":")[:1])]
-        for name in dict.fromkeys(n for n in read if n):
+        for name in dict.fromkeys(n for n in read if n and n != "count"):
             relation = executor.lexicon[name]
             if relation.value not in VALUE_KINDS or name in UNTYPED_STATEMENTS:
                 return f"the {relation.label} read as the index reads it"
             if relation.via_labels or _attributed(relation, executor):
                 return f"attributions or roles of “{relation.label}”"
-        if plan.operation == "superlative" and \
+        if plan.operation == "superlative" and plan.order_by != "count" and \
                 executor.lexicon[str(plan.order_by).split(":")[0]].value != "time":
             return "rankings by size are computed over the index"
     for index, var in enumerate(plan.variables):
@@ -377,7 +392,7 @@ class EndpointExecutor(Executor):
             elif plan.operation == "group":
                 self._grouped(plan, result)
         finally:
-            self._remote_run.uris = None
+            self._remote_run.uris = self._remote_run.own = None
         result.notes = list(dict.fromkeys([*plan.notes, *self._notes]))
         if not result.total:
             result.missing_relations = [r for r in self._relations(plan)
@@ -389,9 +404,14 @@ class EndpointExecutor(Executor):
         conditions as :meth:`Executor._value_filter` judges them: dates in their periods
         (:func:`~.execute.within`), texts naming the words asked (a title filter: the
         member's own name too)."""
+        return sorted({row[0] for row in self._kept(rows, deferred) if isinstance(row[0], str)})
+
+    def _kept(self, rows: Sequence[Row], deferred: Sequence[DeferredValue]) -> list[Row]:
+        """The solutions whose last ``len(deferred)`` values pass their conditions."""
         if not deferred:
-            return sorted({row[0] for row in rows if isinstance(row[0], str)})
-        terms = {t for row in rows for t in row[1:] if isinstance(t, str)}
+            return list(rows)
+        fixed = len(rows[0]) - len(deferred) if rows else 1
+        terms = {t for row in rows for t in row[fixed:] if isinstance(t, str)}
         spans = self.endpoint.spans(terms, self.ontology.canonical) if any(
             d.condition.years is not None for d in deferred) else {}
         titled = any(d.condition.contains and d.relation.id == TITLE_RELATION
@@ -399,14 +419,9 @@ class EndpointExecutor(Executor):
         if any(d.condition.contains for d in deferred):
             terms |= {row[0] for row in rows if isinstance(row[0], str)} if titled else set()
             self._remember_texts(terms)
-        kept = set()
-        for row in rows:
-            member = row[0]
-            if isinstance(member, str) and all(
-                    self._passes(member, term, spans, d)
-                    for term, d in zip(row[1:], deferred, strict=True)):
-                kept.add(member)
-        return sorted(kept)
+        return [row for row in rows if isinstance(row[0], str) and all(
+            self._passes(row[0], term, spans, d)
+            for term, d in zip(row[fixed:], deferred, strict=True))]
 
     def _passes(self, member: str, term: object, spans: Mapping[str, Span],
                 deferred: DeferredValue) -> bool:
@@ -444,6 +459,53 @@ class EndpointExecutor(Executor):
             return found
         node = self.node_id(term)
         return [self.label(node) if node is not None else self._remote_labels.get(term, term)]
+
+    def _count_linked(self, plan: ExactPlan, items: list[Item]) -> dict[int, set[int]]:
+        """:meth:`Ranking._count_linked`; in a plan the endpoint runs, the linked members
+        counted on the endpoint (no witness triples)."""
+        uris = getattr(self._remote_run, "uris", None)
+        if uris is None:
+            return super()._count_linked(plan, items)
+        other = next((i for i, v in enumerate(plan.variables) if i and any(
+            link.target == 0 for link in v.links)), None)
+        if other is None:
+            return {}
+        query, deferred = linked_sparql(plan, other, self)
+        rows = self._kept(self.endpoint.source.select(
+            query, ("v0", f"v{other}", *(d.var[1:] for d in deferred))), deferred)
+        ids = {iri: node for node, iri in uris.items()}
+        counts: dict[int, set[int]] = {}
+        for row in rows:
+            member, linked = row[0], row[1]
+            if isinstance(member, str) and member in ids and isinstance(linked, str):
+                counts.setdefault(ids[member], set()).add(self._term_id(linked))
+        for item in items:
+            item.count = len(counts.get(item.node, ()))
+        return counts
+
+    def _stand_in(self, item: Item) -> bool:
+        """:meth:`Ranking._stand_in`; in a plan the endpoint runs, a node with no triple of
+        its own but its types is one on the endpoint."""
+        uris = getattr(self._remote_run, "uris", None)
+        if uris is None:
+            return super()._stand_in(item)
+        if is_placeholder(item.label):
+            return True
+        own = getattr(self._remote_run, "own", None)
+        if own is None:
+            own = self._remote_run.own = set()
+            for batch in _batches(sorted(uris.values())):
+                query = (f"SELECT DISTINCT ?s WHERE {{ VALUES ?s {{ {batch} }} ?s ?p ?o "
+                         f"FILTER(?p != <{RDF_TYPE}>) }}")
+                own.update(s for (s,) in self.endpoint.source.select(query, ("s",))
+                           if isinstance(s, str))
+        return item.uri not in own
+
+    def _term_id(self, iri: str) -> int:
+        """The index's id of an IRI, or a negative one of its own."""
+        node = self.node_id(iri)
+        return node if node is not None else -self._foreign.setdefault(
+            iri, len(self._foreign) + 1)
 
     def values_of(self, nodes: Sequence[int], relation: Relation,
                   hints: Sequence[str] = ()) -> dict[int, list[Value]]:
@@ -505,8 +567,7 @@ class EndpointExecutor(Executor):
     def _remote_item(self, iri: str) -> Item:
         node = self.node_id(iri)
         if node is None:  # the graph grew since the index was built: a negative id
-            node = -self._foreign.setdefault(iri, len(self._foreign) + 1)
-            return Item(node, iri, self._remote_labels.get(iri, iri), None)
+            return Item(self._term_id(iri), iri, self._remote_labels.get(iri, iri), None)
         return Item(node, iri, self.label(node), self.values.category(node))
 
 

@@ -14,6 +14,8 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
+import numpy as np
+
 from llama_index_crm.exact.execute import (
     LONG_PERIOD,
     MAKER_NOUNS,
@@ -30,8 +32,8 @@ from llama_index_crm.query.lexicon import pluralise, singularise
 from llama_index_crm.rdf import RDF_VALUE, RDFS
 from llama_index_crm.storage.names import fold_name
 
-__all__ = ["DeferredValue", "members_sparql", "plan_sparql", "relation_path", "values_of_sparql",
-           "values_sparql"]
+__all__ = ["DeferredValue", "linked_sparql", "members_sparql", "plan_sparql", "relation_path",
+           "values_of_sparql", "values_sparql"]
 
 YEAR_EXPR = 'xsd:integer(REPLACE(STR({}), "^[^0-9-]*(-?[0-9]{{4}}).*$", "$1"))'
 TEXT_PREDICATES = (RDF_VALUE, RDFS + "label")
@@ -133,10 +135,7 @@ class _Query:
             nodes = " ".join(_iri(n) for n in var.anchor.nodes)
             self.lines.append(f"VALUES {name} {{ {nodes} }}")
         else:
-            classes = self.classes(var)
-            if classes:
-                c = self.fresh("class")
-                self.lines.append(f"{name} a {c} . VALUES {c} {{ {' '.join(classes)} }}")
+            self.category(name, var)
         for link in var.links:
             relation = self.x.lexicon[link.relation]
             anchored = isinstance(link.target, Anchor)
@@ -197,23 +196,28 @@ class _Query:
 
     def classes(self, var: Variable) -> list[str]:
         """The graph's class IRIs of a variable's category (Things: no statements)."""
-        engine = self.x.engine
-        if engine.type_id is None or var.category is None:
+        if var.category is None:
             return []
-        store = self.x.store
+        return sorted(_iri(self.x.store.term(c)) for c in category_classes(self.x, var.category))
 
-        found = engine.classes_used()
-        non_work = {int(c) for cls in NON_WORK_CLASSES for c in engine.class_ids(cls)}
-        physical = {int(c) for c in engine.class_ids(PHYSICAL_CLASS)}
-        out = []
-        for cls in found.tolist():
-            iri = store.term(cls)
-            if self.x.ontology.class_category(iri) != var.category:
-                continue
-            if var.category == "Thing" and cls in non_work and cls not in physical:
-                continue
-            out.append(_iri(iri))
-        return sorted(out)
+    def category(self, name: str, var: Variable) -> None:
+        """``name`` of the variable's category as the index counts it: typed with one of
+        the category's classes, and the nodes the index counts in it otherwise (untyped
+        Getty IRIs, ranges of properties) or out of it (a class of higher priority)."""
+        classes = self.classes(var)
+        if var.category is None:
+            return
+        extras, excess = category_exceptions(self.x, var.category)
+        c = self.fresh("class")
+        typed = f"{name} a {c} . VALUES {c} {{ {' '.join(classes)} }}" if classes else ""
+        listed = " ".join(_iri(self.x.store.term(int(n))) for n in extras)
+        if typed and listed:
+            self.lines.append(f"{{ {typed} }} UNION {{ VALUES {name} {{ {listed} }} }}")
+        elif typed or listed:
+            self.lines.append(typed or f"VALUES {name} {{ {listed} }}")
+        if len(excess):
+            out = ", ".join(_iri(self.x.store.term(int(n))) for n in excess)
+            self.lines.append(f"FILTER({name} NOT IN ({out}))")
 
     def filter(self, name: str, condition: ValueFilter) -> None:
         relation = self.x.lexicon[condition.relation]
@@ -311,6 +315,43 @@ class _Query:
                           f'({joiners}) "))')
 
 
+MAX_EXCEPTIONS = 2000
+"""Nodes a query may list as counted in a category otherwise than by their classes."""
+
+
+def category_classes(executor: Executor, category: str) -> list[int]:
+    """Ids of the graph's classes of ``category`` (Things: not statements, images, names or
+    records, unless also physical)."""
+    engine = executor.engine
+    if engine.type_id is None:
+        return []
+    non_work = {int(c) for cls in NON_WORK_CLASSES for c in engine.class_ids(cls)}
+    physical = {int(c) for c in engine.class_ids(PHYSICAL_CLASS)}
+    return [cls for cls in engine.classes_used().tolist()
+            if executor.ontology.class_category(executor.store.term(cls)) == category
+            and not (category == "Thing" and cls in non_work and cls not in physical)]
+
+
+def category_exceptions(executor: Executor, category: str) -> tuple[np.ndarray, np.ndarray]:
+    """(extras, excess): nodes the executor counts in ``category`` that its classes do not
+    give (an untyped Getty IRI, the range of a property pointing at it), and nodes they
+    give that it counts elsewhere (a class of higher priority, a statement); cached."""
+    cache: dict[str, tuple[np.ndarray, np.ndarray]] = executor.__dict__.setdefault(
+        "_category_exceptions", {})
+    found = cache.get(category)
+    if found is None:
+        nodes = executor.members_of_category(category)
+        if category == "Thing":
+            nodes = nodes[executor._works(nodes)]
+        store, engine = executor.store, executor.engine
+        classes = np.asarray(category_classes(executor, category), dtype=np.int64)
+        typed = np.unique(store.s_ids[(store.p_ids == engine.type_id)
+                                      & np.isin(store.o_ids, classes)]) \
+            if engine.type_id is not None else np.zeros(0, dtype=np.int64)
+        found = cache[category] = (np.setdiff1d(nodes, typed), np.setdiff1d(typed, nodes))
+    return found
+
+
 def _alt(forms: Sequence[str]) -> str:
     return "|".join(_iri(f) for f in forms) or "<urn:none>"
 
@@ -351,6 +392,19 @@ def values_of_sparql(refs: str, relation: Relation, executor: Executor) -> str:
     query.range_typed("?value", relation)
     body = "\n  ".join(query.lines)
     return f"SELECT DISTINCT ?v0 ?value WHERE {{\n  {body}\n}}"
+
+
+def linked_sparql(plan: ExactPlan, index: int,
+                  executor: Executor) -> tuple[str, list[DeferredValue]]:
+    """The pairs (member of variable 0, member of variable ``index`` linked to it) as
+    SPARQL, date and text conditions projected as :func:`members_sparql` leaves them: what
+    a superlative by count counts."""
+    query = _Query(plan, executor, defer=True)
+    query.var(index)
+    body = "\n  ".join(query.lines)
+    projected = " ".join(["?v0", f"?v{index}", *(d.var for d in query.deferred)])
+    return (f"PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>\n"
+            f"SELECT DISTINCT {projected} WHERE {{\n  {body}\n}}", query.deferred)
 
 
 def members_sparql(plan: ExactPlan, executor: Executor) -> tuple[str, list[DeferredValue]]:
