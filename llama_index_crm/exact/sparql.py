@@ -174,7 +174,10 @@ class _Query:
         """Actors who made something (:meth:`Executor._makers` without roles)."""
         path = relation_path(self.x.lexicon["created-by"], self.x)
         if path is not None:
-            self.lines.append(f"FILTER EXISTS {{ {self.fresh('made')} {path} {name} }}")
+            # a sub-select, evaluated once (FILTER EXISTS per actor: 18 times slower on
+            # Oxigraph over NMWA)
+            self.lines.append(f"{{ SELECT DISTINCT {name} WHERE {{ {self.fresh('made')} "
+                              f"{path} {name} }} }}")
 
     def role(self, made: str, maker: str, relation: Relation, role: str) -> bool:
         """``made —relation→ maker`` where the made thing, or the event of the path that
