@@ -34,7 +34,6 @@ from llama_index_crm.exact.execute import (
     GENDER_WORDS,
     GROUP_NOUNS,
     MAKER_NOUNS,
-    MATERIAL_RELATION,
     PERSON_NOUNS,
     TITLE_RELATION,
     UNTYPED_STATEMENTS,
@@ -44,7 +43,7 @@ from llama_index_crm.exact.execute import (
     years_text,
 )
 from llama_index_crm.exact.linking import mentions, mentions_forms
-from llama_index_crm.exact.plan import Anchor, ExactPlan, Variable
+from llama_index_crm.exact.plan import ExactPlan, Variable
 from llama_index_crm.exact.ranking import is_placeholder
 from llama_index_crm.exact.relations import Relation, RelationLexicon
 from llama_index_crm.exact.results import ExactResult, Item, Value
@@ -54,6 +53,7 @@ from llama_index_crm.exact.sparql import (
     category_exceptions,
     linked_sparql,
     members_sparql,
+    relation_path,
     values_of_sparql,
 )
 from llama_index_crm.exact.values import (
@@ -115,7 +115,7 @@ def _in_period(term: object, spans: Mapping[str, Span], dated: DeferredValue) ->
     """Whether a projected date (a time-span IRI or a date literal) falls in its period, as
     :meth:`Executor._value_filter` judges it."""
     condition = dated.condition
-    assert condition.years is not None
+    assert condition is not None and condition.years is not None
     if isinstance(term, Literal):
         year = year_of(term.value)
         span, month = ((year, year) if year is not None else None), month_of(term.value)
@@ -275,9 +275,6 @@ def _variable(var: Variable, index: int, executor: Executor) -> str | None:
             return "events singled out by their type"
         if link.role:
             return f"makers named by what they make (“{link.role}”)"
-        if relation.id == MATERIAL_RELATION and isinstance(link.target, Anchor) and \
-                link.target.category == "Concept":
-            return "a material read in the names of materials"
         if _attributed(relation, executor):
             return f"attributions of “{relation.label}”"
     for condition in var.filters:
@@ -363,6 +360,8 @@ class EndpointExecutor(Executor):
 
     def _remote(self, plan: ExactPlan) -> ExactResult:
         var = plan.variables[0]
+        self._notes = []
+        self._remote_run.materials = {}
         asked = replace(plan, operation="list",
                         variables=(replace(var, exclude=()), *plan.variables[1:]))
         query, deferred = members_sparql(asked, self)
@@ -376,7 +375,6 @@ class EndpointExecutor(Executor):
             self._remote_labels.update(self.endpoint.labels(unknown))
         items = [self._remote_item(iri) for iri in kept]
         items.sort(key=lambda it: (fold_name(it.label), it.uri))
-        self._notes = []
         self._remote_run.uris = {it.node: it.uri for it in items}
         result = ExactResult(plan, items, len(items), left_out=len(found) - len(kept),
                              backend="sparql")
@@ -413,10 +411,10 @@ class EndpointExecutor(Executor):
         fixed = len(rows[0]) - len(deferred) if rows else 1
         terms = {t for row in rows for t in row[fixed:] if isinstance(t, str)}
         spans = self.endpoint.spans(terms, self.ontology.canonical) if any(
-            d.condition.years is not None for d in deferred) else {}
-        titled = any(d.condition.contains and d.relation.id == TITLE_RELATION
-                     for d in deferred)
-        if any(d.condition.contains for d in deferred):
+            d.condition is not None and d.condition.years is not None for d in deferred) else {}
+        titled = any(d.condition is not None and d.condition.contains and
+                     d.relation.id == TITLE_RELATION for d in deferred)
+        if any(d.condition is not None and d.condition.contains for d in deferred):
             terms |= {row[0] for row in rows if isinstance(row[0], str)} if titled else set()
             self._remember_texts(terms)
         return [row for row in rows if isinstance(row[0], str) and all(
@@ -426,6 +424,10 @@ class EndpointExecutor(Executor):
     def _passes(self, member: str, term: object, spans: Mapping[str, Span],
                 deferred: DeferredValue) -> bool:
         condition = deferred.condition
+        if deferred.material is not None:
+            return isinstance(term, str) and (term in deferred.material.nodes or
+                                              term in self._named_materials(deferred))
+        assert condition is not None
         if condition.years is not None and not _in_period(term, spans, deferred):
             return False
         if condition.contains:
@@ -436,6 +438,36 @@ class EndpointExecutor(Executor):
                 said += self._text_of(member)
             return any(match(fold_name(text), wanted) for text in said)
         return True
+
+    def _named_materials(self, deferred: DeferredValue) -> frozenset[str]:
+        """The graph's materials whose names contain the anchor's words as words
+        (:meth:`Executor._materials_named`, over the endpoint's materials); once a run."""
+        assert deferred.material is not None
+        anchor = deferred.material
+        cache: dict[str, frozenset[str]] = self._remote_run.materials
+        found = cache.get(anchor.text)
+        if found is None:
+            path = relation_path(deferred.relation, self)
+            rows = self.endpoint.source.select(
+                f"SELECT DISTINCT ?m WHERE {{ ?t {path} ?m }}", ("m",)) if path else []
+            materials = [m for (m,) in rows if isinstance(m, str)]
+            unknown = [m for m in materials if self.node_id(m) is None
+                       and m not in self._remote_labels]
+            if unknown:
+                self._remote_labels.update(self.endpoint.labels(unknown))
+            word = f" {fold_name(anchor.text)} "
+            found = cache[anchor.text] = frozenset(
+                m for m in materials if word in f" {fold_name(self._name(m))} ")
+            if len(found) > 1:
+                self._notes.append(f"“{anchor.text}” read as the {len(found)} materials "
+                                   f"whose names contain it")
+        return found
+
+    def _name(self, iri: str) -> str:
+        """How the index names an IRI, else its label on the endpoint."""
+        node = self.node_id(iri)
+        return self.label(node) if node is not None else self._remote_labels.get(
+            iri, iri.rsplit("/", 1)[-1])
 
     def _remember_texts(self, iris: set[str]) -> None:
         todo = [iri for iri in iris if iri not in self._remote_texts]

@@ -19,13 +19,14 @@ import numpy as np
 from llama_index_crm.exact.execute import (
     LONG_PERIOD,
     MAKER_NOUNS,
+    MATERIAL_RELATION,
     NON_WORK_CLASSES,
     PHYSICAL_CLASS,
     TITLE_RELATION,
     Executor,
 )
 from llama_index_crm.exact.paths import ASSIGNED, ASSIGNED_TO
-from llama_index_crm.exact.plan import Anchor, ExactPlan, ValueFilter, Variable
+from llama_index_crm.exact.plan import Anchor, ExactPlan, Link, ValueFilter, Variable
 from llama_index_crm.exact.relations import TYPE_HEAD_JOINERS, Relation
 from llama_index_crm.ontology import Step
 from llama_index_crm.query.lexicon import pluralise, singularise
@@ -108,11 +109,14 @@ def relation_path(relation: Relation, executor: Executor, closure: bool = False)
 class DeferredValue(NamedTuple):
     """A condition on values left to the caller: ``var`` is projected, the value (a date,
     a time-span, a text or a statement) reached through ``relation`` that ``condition``
-    judges (its period, its words)."""
+    judges (its period, its words); or, with ``material``, the material a thing is made of,
+    which must be that anchor or a material whose name contains its words ("bronze":
+    "Bronze and Wood")."""
 
     var: str
-    condition: ValueFilter
+    condition: ValueFilter | None
     relation: Relation
+    material: Anchor | None = None
 
 
 class _Query:
@@ -144,7 +148,11 @@ class _Query:
                 self.lines.append("FILTER(false)  # the graph has no predicate for "
                                   + relation.id)
                 continue
-            if isinstance(link.target, Anchor) and link.target.also:
+            if self.defer and is_material(link, relation):
+                assert isinstance(link.target, Anchor)
+                other = self.fresh("material")  # judged by the caller, as the executor does
+                self.deferred.append(DeferredValue(other, None, relation, link.target))
+            elif isinstance(link.target, Anchor) and link.target.also:
                 other = self.fresh("anchor")
                 nodes = " ".join(_iri(n) for n in link.target.nodes)
                 self.lines.append(f"VALUES {other} {{ {nodes} }}")
@@ -353,6 +361,13 @@ def category_exceptions(executor: Executor, category: str) -> tuple[np.ndarray, 
             if engine.type_id is not None else np.zeros(0, dtype=np.int64)
         found = cache[category] = (np.setdiff1d(nodes, typed), np.setdiff1d(typed, nodes))
     return found
+
+
+def is_material(link: Link, relation: Relation) -> bool:
+    """Whether a link names a material the executor also reads in the names of materials
+    (:meth:`Executor._materials_named`)."""
+    return relation.id == MATERIAL_RELATION and isinstance(link.target, Anchor) and \
+        link.target.category == "Concept" and not link.inverse
 
 
 def _alt(forms: Sequence[str]) -> str:
