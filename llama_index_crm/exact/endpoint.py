@@ -25,9 +25,8 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from llama_index_crm.errors import SourceError
 from llama_index_crm.exact.execute import (
@@ -44,6 +43,7 @@ from llama_index_crm.exact.execute import (
 )
 from llama_index_crm.exact.linking import mentions, mentions_forms
 from llama_index_crm.exact.plan import ExactPlan, Variable
+from llama_index_crm.exact.plan_endpoint import PlanEndpoint, Row, Span, batches
 from llama_index_crm.exact.ranking import is_placeholder
 from llama_index_crm.exact.relations import Relation, RelationLexicon
 from llama_index_crm.exact.results import ExactResult, Item, Value
@@ -57,24 +57,15 @@ from llama_index_crm.exact.sparql import (
     values_of_sparql,
 )
 from llama_index_crm.exact.values import (
-    BEGIN_PROPERTIES,
-    END_PROPERTIES,
-    TEXT_PREDICATES,
-    TEXT_PROPERTIES,
     month_of,
-    span_of,
     year_of,
 )
 from llama_index_crm.exact.wholes import WHOLE_STEP
 from llama_index_crm.ontology import Ontology, Step
 from llama_index_crm.query.lexicon import singularise
 from llama_index_crm.rdf import RDF_TYPE, Literal
-from llama_index_crm.sources._sparql_terms import Row, iri_ref
 from llama_index_crm.storage.names import fold_name
 from llama_index_crm.storage.triples import TripleStore
-
-if TYPE_CHECKING:
-    from llama_index_crm.sources.sparql import SparqlEndpointSource
 
 __all__ = ["BACKENDS", "EndpointExecutor", "PlanEndpoint", "plan_endpoint", "uncompiled"]
 
@@ -87,20 +78,7 @@ COMPILED_OPERATIONS = frozenset({"list", "count", "value", "superlative", "group
 rankings by date and groups by value over them (ranked by the executor's own code)."""
 VALUE_KINDS = frozenset({"node", "time", "text"})
 """Values read off the endpoint as the executor reads them off the index."""
-TEXT_PREDICATE_NAMES = frozenset({*TEXT_PROPERTIES, *TEXT_PREDICATES})
 _TIME_OF_DAY = re.compile(r"T\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?$")
-LABEL_BATCH = 500
-"""IRIs per label query for members the index does not know."""
-RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
-Span = tuple[tuple[int, int] | None, tuple[int, int] | None]
-"""A time-span's (begin, end) years and the (year, month) it begins in."""
-
-
-def _batches(iris: Sequence[str]) -> Iterator[str]:
-    """``VALUES`` contents of at most :data:`LABEL_BATCH` safe IRIs each."""
-    refs = [ref for ref in (iri_ref(iri) for iri in iris) if ref is not None]
-    for start in range(0, len(refs), LABEL_BATCH):
-        yield " ".join(refs[start:start + LABEL_BATCH])
 
 
 def _time_value(label: str, span: tuple[int, int] | None, uri: str | None) -> Value:
@@ -132,83 +110,6 @@ def _in_period(term: object, spans: Mapping[str, Span], dated: DeferredValue) ->
         return month is not None and low <= month[0] <= high and \
             condition.months[0] <= month[1] <= condition.months[1]
     return True
-
-
-class PlanEndpoint:
-    """The user's SPARQL endpoint, as the exact layer asks it.
-
-    Args:
-        url: the query endpoint (``http://host:7878/query``, ``…/sparql``).
-        timeout: seconds per request.
-        auth: ``(user, password)``; otherwise from the URL, ``CRM_RAG_AUTH`` or ``.netrc``.
-        graphs: read the union of these named graphs.
-        headers: extra HTTP headers.
-    """
-
-    def __init__(self, url: str, *, timeout: float = 60, auth: tuple[str, str] | None = None,
-                 graphs: Sequence[str] | None = None,
-                 headers: Mapping[str, str] | None = None) -> None:
-        from llama_index_crm.sources.sparql import SparqlEndpointSource
-
-        self.source: SparqlEndpointSource = SparqlEndpointSource(
-            url, timeout=timeout, retries=1, auth=auth, graphs=graphs, headers=headers)
-
-    def describe(self) -> str:
-        """``SPARQL endpoint <url>`` (no password), and its graphs."""
-        return self.source.describe()
-
-    def spans(self, iris: Iterable[str], canonical: Callable[[str], str | None]
-              ) -> dict[str, Span]:
-        """Per time-span IRI: its (begin, end) years (:func:`~.values.span_of`) and the
-        (year, month) it begins in, read off the endpoint (``canonical``: a predicate IRI's
-        CRM name)."""
-        iris = list(iris)
-        begins, ends, first = (frozenset(names) for names in (
-            BEGIN_PROPERTIES, END_PROPERTIES, BEGIN_PROPERTIES[:1]))
-        texts: dict[str, dict[str, list[str]]] = {}
-        for batch in _batches(iris):
-            query = (f"SELECT ?s ?p ?o WHERE {{ VALUES ?s {{ {batch} }} ?s ?p ?o "
-                     f"FILTER(isLiteral(?o)) }}")
-            for s, p, o in self.source.select(query, ("s", "p", "o")):
-                if isinstance(s, str) and isinstance(p, str) and isinstance(o, Literal):
-                    name = RDFS_LABEL if p == RDFS_LABEL else canonical(p) or p
-                    texts.setdefault(s, {}).setdefault(name, []).append(o.value)
-        out: dict[str, Span] = {}
-        for iri in iris:
-            by = texts.get(iri, {})
-            values = [v for p, vs in by.items() if p in begins for v in vs]
-            span = span_of(values, [v for p, vs in by.items() if p in ends for v in vs],
-                           min(by.get(RDFS_LABEL, [""])))
-            months = [m for p in first for v in sorted(by.get(p, [])) if (m := month_of(v))]
-            out[iri] = (span, months[0] if months else None)
-        return out
-
-    def labels(self, iris: Sequence[str]) -> dict[str, str]:
-        """``rdfs:label`` of IRIs on the endpoint (the first, by string order)."""
-        found: dict[str, str] = {}
-        for batch in _batches(iris):
-            query = f"SELECT ?s ?l WHERE {{ VALUES ?s {{ {batch} }} ?s <{RDFS_LABEL}> ?l }}"
-            for s, label in self.source.select(query, ("s", "l")):
-                if isinstance(s, str) and isinstance(label, Literal):
-                    found[s] = min(found.get(s, label.value), label.value)
-        return found
-
-    def texts(self, iris: Sequence[str], canonical: Callable[[str], str | None]
-              ) -> dict[str, list[str]]:
-        """Per IRI: its own texts on the endpoint (symbolic content, value, label…)."""
-        found: dict[str, list[str]] = {}
-        for batch in _batches(iris):
-            query = (f"SELECT ?s ?p ?o WHERE {{ VALUES ?s {{ {batch} }} ?s ?p ?o "
-                     f"FILTER(isLiteral(?o)) }}")
-            for s, p, o in self.source.select(query, ("s", "p", "o")):
-                if isinstance(s, str) and isinstance(p, str) and isinstance(o, Literal) and (
-                        p in TEXT_PREDICATE_NAMES or canonical(p) in TEXT_PREDICATE_NAMES):
-                    found.setdefault(s, []).append(o.value)
-        return found
-
-    def close(self) -> None:
-        """Close the connection."""
-        self.source.close()
 
 
 def _property_steps(steps: Sequence[Step]) -> list[str]:
@@ -365,7 +266,7 @@ class EndpointExecutor(Executor):
         asked = replace(plan, operation="list",
                         variables=(replace(var, exclude=()), *plan.variables[1:]))
         query, deferred = members_sparql(asked, self)
-        rows = self.endpoint.source.select(query, ("v0", *(d.var[1:] for d in deferred)))
+        rows = self.endpoint.select(query, ("v0", *(d.var[1:] for d in deferred)))
         found = self._judged(rows, deferred)
         excluded = set(var.exclude)
         kept = [iri for iri in found if iri not in excluded]
@@ -448,7 +349,7 @@ class EndpointExecutor(Executor):
         found = cache.get(anchor.text)
         if found is None:
             path = relation_path(deferred.relation, self)
-            rows = self.endpoint.source.select(
+            rows = self.endpoint.select(
                 f"SELECT DISTINCT ?m WHERE {{ ?t {path} ?m }}", ("m",)) if path else []
             materials = [m for (m,) in rows if isinstance(m, str)]
             unknown = [m for m in materials if self.node_id(m) is None
@@ -503,7 +404,7 @@ class EndpointExecutor(Executor):
         if other is None:
             return {}
         query, deferred = linked_sparql(plan, other, self)
-        rows = self._kept(self.endpoint.source.select(
+        rows = self._kept(self.endpoint.select(
             query, ("v0", f"v{other}", *(d.var[1:] for d in deferred))), deferred)
         ids = {iri: node for node, iri in uris.items()}
         counts: dict[int, set[int]] = {}
@@ -526,10 +427,10 @@ class EndpointExecutor(Executor):
         own = getattr(self._remote_run, "own", None)
         if own is None:
             own = self._remote_run.own = set()
-            for batch in _batches(sorted(uris.values())):
+            for batch in batches(sorted(uris.values())):
                 query = (f"SELECT DISTINCT ?s WHERE {{ VALUES ?s {{ {batch} }} ?s ?p ?o "
                          f"FILTER(?p != <{RDF_TYPE}>) }}")
-                own.update(s for (s,) in self.endpoint.source.select(query, ("s",))
+                own.update(s for (s,) in self.endpoint.select(query, ("s",))
                            if isinstance(s, str))
         return item.uri not in own
 
@@ -552,7 +453,7 @@ class EndpointExecutor(Executor):
     def _remote_values(self, iris: Sequence[str], relation: Relation) -> dict[str, list[Value]]:
         """The values of ``relation`` of each IRI, read off the endpoint as
         :meth:`Executor.values_of` reads them off the index (no witness triples)."""
-        rows = [row for batch in _batches(iris) for row in self.endpoint.source.select(
+        rows = [row for batch in batches(iris) for row in self.endpoint.select(
             values_of_sparql(batch, relation, self), ("v0", "value"))]
         pairs = [(m, v) for m, v in rows if isinstance(m, str) and v is not None]
         nodes = sorted({v for _, v in pairs if isinstance(v, str)})
