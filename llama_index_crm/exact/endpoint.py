@@ -42,25 +42,27 @@ from llama_index_crm.exact.execute import (
     years_text,
 )
 from llama_index_crm.exact.linking import mentions, mentions_forms
-from llama_index_crm.exact.plan import ExactPlan, Variable
+from llama_index_crm.exact.plan import ExactPlan, ValueFilter, Variable
 from llama_index_crm.exact.plan_endpoint import PlanEndpoint, Row, Span, batches
 from llama_index_crm.exact.ranking import is_placeholder
-from llama_index_crm.exact.relations import Relation, RelationLexicon
+from llama_index_crm.exact.relations import Relation, RelationLexicon, type_label_names
 from llama_index_crm.exact.results import ExactResult, Item, Value
 from llama_index_crm.exact.sparql import (
     MAX_EXCEPTIONS,
     DeferredValue,
     category_exceptions,
+    filtered_sparql,
     linked_sparql,
     members_sparql,
     relation_path,
+    step_path,
     values_of_sparql,
 )
 from llama_index_crm.exact.values import (
     month_of,
     year_of,
 )
-from llama_index_crm.exact.wholes import WHOLE_STEP
+from llama_index_crm.exact.wholes import BROADER_STEP, WHOLE_STEP
 from llama_index_crm.ontology import Ontology, Step
 from llama_index_crm.query.lexicon import singularise
 from llama_index_crm.rdf import RDF_TYPE, Literal
@@ -79,6 +81,12 @@ rankings by date and groups by value over them (ranked by the executor's own cod
 VALUE_KINDS = frozenset({"node", "time", "text"})
 """Values read off the endpoint as the executor reads them off the index."""
 _TIME_OF_DAY = re.compile(r"T\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?$")
+
+
+def _typed(labels: Sequence[str], words: Sequence[str]) -> bool:
+    """Whether one of a node's folded type labels is of the kind a folded word names
+    (:meth:`Executor._typed`)."""
+    return any(type_label_names(label, word) for word in words for label in labels)
 
 
 def _time_value(label: str, span: tuple[int, int] | None, uri: str | None) -> Value:
@@ -166,8 +174,8 @@ def _variable(var: Variable, index: int, executor: Executor) -> str | None:
     if var.types:
         if not any(executor.graph_types(fold_name(w)) for w in var.types):
             return "type words the graph may not record"
-        if _has_parts(executor):
-            return "class nouns read through the wholes of parts"
+        if index and _has_parts(executor):  # variable 0's are read as the executor does
+            return "class nouns of a linked set read through the wholes of parts"
     for link in var.links:
         relation = lexicon[link.relation]
         if relation.via_labels:
@@ -263,13 +271,22 @@ class EndpointExecutor(Executor):
         var = plan.variables[0]
         self._notes = []
         self._remote_run.materials = {}
-        asked = replace(plan, operation="list",
-                        variables=(replace(var, exclude=()), *plan.variables[1:]))
+        types = [t for t in var.types if t not in GENDER_WORDS]
+        # in two steps, as the executor reads them: the members left out, then the class
+        # nouns (and the wholes of parts), then the dates and texts of what remains
+        later = bool(types or var.exclude and var.filters)
+        base = replace(var, exclude=(), types=(), filters=()) if later else \
+            replace(var, exclude=())
+        asked = replace(plan, operation="list", variables=(base, *plan.variables[1:]))
         query, deferred = members_sparql(asked, self)
         rows = self.endpoint.select(query, ("v0", *(d.var[1:] for d in deferred)))
         found = self._judged(rows, deferred)
         excluded = set(var.exclude)
         kept = [iri for iri in found if iri not in excluded]
+        if types:
+            kept = self._typed_members(kept, types)
+        if later and var.filters:
+            kept = self._filtered(kept, var.filters)
         unknown = [iri for iri in kept if self.node_id(iri) is None
                    and iri not in self._remote_labels]
         if unknown:
@@ -297,6 +314,75 @@ class EndpointExecutor(Executor):
             result.missing_relations = [r for r in self._relations(plan)
                                         if not self.relation_present(r)]
         return result
+
+    def _typed_members(self, iris: Sequence[str], types: Sequence[str]) -> list[str]:
+        """The members typed with a type word, and the wholes so typed of the others'
+        parts (:meth:`Executor._filter`, :meth:`Executor._wholes`), off the endpoint."""
+        words = [fold_name(w) for w in types]
+        labels = self._remote_type_labels(iris)
+        typed = {i for i in iris if _typed(labels.get(i, ()), words)}
+        others = [i for i in iris if i not in typed]
+        path = step_path(WHOLE_STEP, self)
+        wholes: set[str] = set()
+        if path is not None and others:
+            for batch in batches(others):
+                query = f"SELECT DISTINCT ?w WHERE {{ VALUES ?p {{ {batch} }} ?p {path} ?w }}"
+                wholes.update(w for (w,) in self.endpoint.select(query, ("w",))
+                              if isinstance(w, str) and w not in typed)
+        found = set()
+        if wholes:
+            whole_labels = self._remote_type_labels(sorted(wholes))
+            found = {w for w in wholes if _typed(whole_labels.get(w, ()), words)}
+        if found:
+            self._notes.append(f"{len(found)} read through their parts: what the question "
+                               f"asks is recorded of a part of each of them")
+        return sorted(typed | found)
+
+    def _remote_type_labels(self, iris: Sequence[str]) -> dict[str, list[str]]:
+        """Per IRI: the folded names of its types and of their broader terms (P127),
+        as :meth:`Executor._load_type_text` reads them."""
+        has_type = self.lexicon.get("has-type")
+        if has_type is None:
+            return {}
+        types: dict[str, set[str]] = {}
+        for batch in batches(iris):
+            for node, kind in self.endpoint.select(values_of_sparql(batch, has_type, self),
+                                                   ("v0", "value")):
+                if isinstance(node, str) and isinstance(kind, str):
+                    types.setdefault(node, set()).add(kind)
+        every = sorted(set().union(*types.values())) if types else []
+        broader: dict[str, set[str]] = {}
+        path = step_path(BROADER_STEP, self)
+        for batch in batches(every) if path is not None else []:
+            query = f"SELECT ?t ?b WHERE {{ VALUES ?t {{ {batch} }} ?t {path} ?b }}"
+            for kind, wider in self.endpoint.select(query, ("t", "b")):
+                if isinstance(kind, str) and isinstance(wider, str):
+                    broader.setdefault(kind, set()).add(wider)
+        named = sorted(set(every).union(*broader.values()) if broader else set(every))
+        unknown = [n for n in named if self.node_id(n) is None and n not in self._remote_labels]
+        if unknown:
+            self._remote_labels.update(self.endpoint.labels(unknown))
+        out: dict[str, list[str]] = {}
+        for node, kinds in types.items():
+            terms = [*kinds, *(b for k in kinds for b in broader.get(k, ()))]
+            out[node] = [fold_name(t) for t in map(self._archive_label, terms) if t]
+        return out
+
+    def _archive_label(self, iri: str) -> str:
+        """The label the index stored for an IRI, else its label on the endpoint."""
+        node = self.node_id(iri)
+        return (self.store.label_of(node) or "") if node is not None else \
+            self._remote_labels.get(iri, "")
+
+    def _filtered(self, iris: Sequence[str], filters: Sequence[ValueFilter]) -> list[str]:
+        """The IRIs whose values pass ``filters`` (dates, texts), judged as
+        :meth:`_judged` judges them."""
+        kept: list[str] = []
+        for batch in batches(iris):
+            query, deferred = filtered_sparql(batch, filters, self)
+            rows = self.endpoint.select(query, ("v0", *(d.var[1:] for d in deferred)))
+            kept += self._judged(rows, deferred)
+        return sorted(set(kept))
 
     def _judged(self, rows: Sequence[Row], deferred: Sequence[DeferredValue]) -> list[str]:
         """The distinct IRIs of ``?v0`` in solutions whose projected values pass their

@@ -33,8 +33,8 @@ from llama_index_crm.query.lexicon import pluralise, singularise
 from llama_index_crm.rdf import RDF_VALUE, RDFS
 from llama_index_crm.storage.names import fold_name
 
-__all__ = ["DeferredValue", "linked_sparql", "members_sparql", "plan_sparql", "relation_path",
-           "values_of_sparql", "values_sparql"]
+__all__ = ["DeferredValue", "filtered_sparql", "linked_sparql", "members_sparql", "plan_sparql",
+           "relation_path", "step_path", "values_of_sparql", "values_sparql"]
 
 YEAR_EXPR = 'xsd:integer(REPLACE(STR({}), "^[^0-9-]*(-?[0-9]{{4}}).*$", "$1"))'
 TEXT_PREDICATES = (RDF_VALUE, RDFS + "label")
@@ -423,6 +423,25 @@ def linked_sparql(plan: ExactPlan, index: int,
     projected = " ".join(["?v0", f"?v{index}", *(d.var for d in query.deferred)])
     return (f"PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>\n"
             f"SELECT DISTINCT {projected} WHERE {{\n  {body}\n}}", query.deferred)
+
+
+def step_path(step: Step, executor: Executor) -> str | None:
+    """One step (any of, a sequence, repeated…) as a SPARQL property path over the graph's
+    predicates; None when the graph has none of its predicates."""
+    return _step(step, executor)
+
+
+def filtered_sparql(refs: str, filters: Sequence[ValueFilter],
+                    executor: Executor) -> tuple[str, list[DeferredValue]]:
+    """The nodes ``refs`` (bracketed IRIs) with the values ``filters`` judge projected, as
+    :func:`members_sparql` leaves them."""
+    query = _Query(ExactPlan("", (Variable(),)), executor, defer=True)
+    query.lines.append(f"VALUES ?v0 {{ {refs} }}")
+    for condition in filters:
+        query.filter("?v0", condition)
+    body = "\n  ".join(query.lines)
+    projected = " ".join(["?v0", *(d.var for d in query.deferred)])
+    return f"SELECT DISTINCT {projected} WHERE {{\n  {body}\n}}", query.deferred
 
 
 def members_sparql(plan: ExactPlan, executor: Executor) -> tuple[str, list[DeferredValue]]:
