@@ -283,6 +283,7 @@ class EndpointExecutor(Executor):
         found = self._judged(rows, deferred)
         excluded = set(var.exclude)
         kept = [iri for iri in found if iri not in excluded]
+        left_out = len(found) - len(kept)
         if types:
             kept = self._typed_members(kept, types)
         if later and var.filters:
@@ -294,7 +295,7 @@ class EndpointExecutor(Executor):
         items = [self._remote_item(iri) for iri in kept]
         items.sort(key=lambda it: (fold_name(it.label), it.uri))
         self._remote_run.uris = {it.node: it.uri for it in items}
-        result = ExactResult(plan, items, len(items), left_out=len(found) - len(kept),
+        result = ExactResult(plan, items, len(items), left_out=left_out,
                              backend="sparql")
         try:  # the executor's own ranking and grouping, over the endpoint's values
             if plan.operation == "value":
