@@ -14,7 +14,12 @@ import pytest
 from conftest import DEMO_GRAPH
 
 from llama_index_crm import cli
-from llama_index_crm.exact.answerer import ExactAnswer, ExactAnswerer, answerer_for
+from llama_index_crm.exact.answerer import (
+    ENDPOINT_EVIDENCE,
+    ExactAnswer,
+    ExactAnswerer,
+    answerer_for,
+)
 from llama_index_crm.exact.endpoint import PlanEndpoint, plan_endpoint
 from llama_index_crm.exact.values import span_of
 from llama_index_crm.index import CrmGraphIndex
@@ -80,8 +85,8 @@ def test_compiled_plans_run_on_the_endpoint_and_answer_as_the_index(
     # endpoint's sentence does not say through which village a church is in the district
     assert there.text == _unwitnessed(here.text)
     assert remote.endpoint is not None
-    assert there.evidence == [f"computed on {remote.endpoint.describe()} by the plan's "
-                              "SPARQL query"]
+    assert there.evidence == [f"computed on {remote.endpoint.describe()}: "
+                              f"{ENDPOINT_EVIDENCE}"]
 
 
 @pytest.mark.parametrize(("question", "why"), [

@@ -67,6 +67,9 @@ MAX_ITEMS = 200
 LOOSE_MATCHES = frozenset({"misspelling", "surname", "short name", "given name", "qualifier",
                            "partial"})
 """Links an answer states ("reading “whistlr” as James McNeill Whistler")."""
+ENDPOINT_EVIDENCE = ("the plan's SPARQL (--explain), its dates, texts, types and materials "
+                     "read there and judged as over the index")
+"""The evidence of an answer computed on the user's endpoint (no witness triples)."""
 CATEGORY_NOUNS = {"Actor": "artist or other actor", "Thing": "work or object",
                   "Place": "place", "Event": "event", "Concept": "term"}
 
@@ -434,7 +437,7 @@ class ExactAnswerer(Readings):
         items = [self._item(it) for it in result.items[:MAX_ITEMS]]
         evidence = evidence_lines(result, self.executor)
         if result.backend == "sparql" and self.endpoint is not None:
-            evidence = [f"computed on {self.endpoint.describe()} by the plan's SPARQL query"]
+            evidence = [f"computed on {self.endpoint.describe()}: {ENDPOINT_EVIDENCE}"]
         return ExactAnswer(
             "answered", text, count, items, result.total, result.plan,
             describe_plan(result.plan, self.lexicon),
