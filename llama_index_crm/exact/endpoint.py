@@ -50,6 +50,7 @@ from llama_index_crm.exact.results import ExactResult, Item, Value
 from llama_index_crm.exact.sparql import (
     MAX_EXCEPTIONS,
     DeferredValue,
+    bound,
     category_exceptions,
     filtered_sparql,
     linked_sparql,
@@ -327,7 +328,7 @@ class EndpointExecutor(Executor):
         wholes: set[str] = set()
         if path is not None and others:
             for batch in batches(others):
-                query = f"SELECT DISTINCT ?w WHERE {{ VALUES ?p {{ {batch} }} ?p {path} ?w }}"
+                query = f"SELECT DISTINCT ?w WHERE {{ {bound('?p', batch)} ?p {path} ?w }}"
                 wholes.update(w for (w,) in self.endpoint.select(query, ("w",))
                               if isinstance(w, str) and w not in typed)
         found = set()
@@ -355,7 +356,7 @@ class EndpointExecutor(Executor):
         broader: dict[str, set[str]] = {}
         path = step_path(BROADER_STEP, self)
         for batch in batches(every) if path is not None else []:
-            query = f"SELECT ?t ?b WHERE {{ VALUES ?t {{ {batch} }} ?t {path} ?b }}"
+            query = f"SELECT ?t ?b WHERE {{ {bound('?t', batch)} ?t {path} ?b }}"
             for kind, wider in self.endpoint.select(query, ("t", "b")):
                 if isinstance(kind, str) and isinstance(wider, str):
                     broader.setdefault(kind, set()).add(wider)

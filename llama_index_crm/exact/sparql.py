@@ -33,8 +33,8 @@ from llama_index_crm.query.lexicon import pluralise, singularise
 from llama_index_crm.rdf import RDF_VALUE, RDFS
 from llama_index_crm.storage.names import fold_name
 
-__all__ = ["DeferredValue", "filtered_sparql", "linked_sparql", "members_sparql", "plan_sparql",
-           "relation_path", "step_path", "values_of_sparql", "values_sparql"]
+__all__ = ["DeferredValue", "bound", "filtered_sparql", "linked_sparql", "members_sparql",
+           "plan_sparql", "relation_path", "step_path", "values_of_sparql", "values_sparql"]
 
 YEAR_EXPR = 'xsd:integer(REPLACE(STR({}), "^[^0-9-]*(-?[0-9]{{4}}).*$", "$1"))'
 TEXT_PREDICATES = (RDF_VALUE, RDFS + "label")
@@ -137,7 +137,7 @@ class _Query:
         name = f"?v{index}"
         if var.anchor is not None:
             nodes = " ".join(_iri(n) for n in var.anchor.nodes)
-            self.lines.append(f"VALUES {name} {{ {nodes} }}")
+            self.lines.append(bound(name, nodes))
         else:
             self.category(name, var)
         for link in var.links:
@@ -155,7 +155,7 @@ class _Query:
             elif isinstance(link.target, Anchor) and link.target.also:
                 other = self.fresh("anchor")
                 nodes = " ".join(_iri(n) for n in link.target.nodes)
-                self.lines.append(f"VALUES {other} {{ {nodes} }}")
+                self.lines.append(bound(other, nodes))
             else:
                 other = _iri(link.target.node) if isinstance(link.target, Anchor) else \
                     f"?v{link.target}"
@@ -223,9 +223,9 @@ class _Query:
         typed = f"{name} a {c} . VALUES {c} {{ {' '.join(classes)} }}" if classes else ""
         listed = " ".join(_iri(self.x.store.term(int(n))) for n in extras)
         if typed and listed:
-            self.lines.append(f"{{ {typed} }} UNION {{ VALUES {name} {{ {listed} }} }}")
+            self.lines.append(f"{{ {typed} }} UNION {bound(name, listed)}")
         elif typed or listed:
-            self.lines.append(typed or f"VALUES {name} {{ {listed} }}")
+            self.lines.append(typed or bound(name, listed))
         if len(excess):
             out = ", ".join(_iri(self.x.store.term(int(n))) for n in excess)
             self.lines.append(f"FILTER({name} NOT IN ({out}))")
@@ -370,6 +370,13 @@ def is_material(link: Link, relation: Relation) -> bool:
         link.target.category == "Concept" and not link.inverse
 
 
+def bound(var: str, refs: str) -> str:
+    """``VALUES var { refs }`` as a sub-select: Virtuoso takes these as the given starts of
+    a transitive path, and refuses the bare ``VALUES`` there ("transitive start not
+    given")."""
+    return f"{{ SELECT {var} WHERE {{ VALUES {var} {{ {refs} }} }} }}"
+
+
 def _alt(forms: Sequence[str]) -> str:
     return "|".join(_iri(f) for f in forms) or "<urn:none>"
 
@@ -406,7 +413,7 @@ def values_of_sparql(refs: str, relation: Relation, executor: Executor) -> str:
     """The values ``relation`` gives the nodes ``refs`` (bracketed IRIs), as SPARQL."""
     query = _Query(ExactPlan("", (Variable(),)), executor)
     path = relation_path(relation, executor) or "<urn:none>"
-    query.lines += [f"VALUES ?v0 {{ {refs} }}", f"?v0 {path} ?value ."]
+    query.lines += [bound("?v0", refs), f"?v0 {path} ?value ."]
     query.range_typed("?value", relation)
     body = "\n  ".join(query.lines)
     return f"SELECT DISTINCT ?v0 ?value WHERE {{\n  {body}\n}}"
@@ -436,7 +443,7 @@ def filtered_sparql(refs: str, filters: Sequence[ValueFilter],
     """The nodes ``refs`` (bracketed IRIs) with the values ``filters`` judge projected, as
     :func:`members_sparql` leaves them."""
     query = _Query(ExactPlan("", (Variable(),)), executor, defer=True)
-    query.lines.append(f"VALUES ?v0 {{ {refs} }}")
+    query.lines.append(bound("?v0", refs))
     for condition in filters:
         query.filter("?v0", condition)
     body = "\n  ".join(query.lines)
