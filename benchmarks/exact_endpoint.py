@@ -13,7 +13,7 @@ first).
 Usage::
 
     python benchmarks/exact_endpoint.py --index /work/idx/nmwa \\
-        --graph ../shared/datasets/nmwa/consolidated_data.n3.zip
+        --graph ../shared/datasets/nmwa/consolidated_data.n3.zip [--server virtuoso]
 
 Writes ``benchmarks/results/exact_endpoint.json``.
 """
@@ -38,6 +38,8 @@ from _machine import machine_info  # noqa: E402
 QUESTIONS = HERE / "questions" / "nmwa_heldout.jsonl"
 GRAPH = REPO.parent / "shared" / "datasets" / "nmwa" / "consolidated_data.n3.zip"
 NOTE = "computed over the index's triples, not on the endpoint: "
+GRAPH_IRI = "https://example.org/benchmark/graph"
+"""The named graph Virtuoso holds the graph in."""
 
 
 def _percentile(values: list[float], p: float) -> float:
@@ -48,7 +50,11 @@ def _percentile(values: list[float], p: float) -> float:
 
 
 def _shape(answer: Any) -> tuple[Any, ...]:
-    return answer.status, answer.count, answer.total, [i["uri"] for i in answer.items]
+    """Status, count, total, the members with their values, and the groups, in order."""
+    groups = answer.result.groups if answer.result is not None else []
+    return answer.status, answer.count, answer.total, [
+        (i["uri"], i["label"], [(v["relation"], v["text"], v["years"]) for v in i["values"]])
+        for i in answer.items], [(g.key, [i.uri for i in g.items]) for g in groups]
 
 
 def _without_note(text: str, why: str) -> str:
@@ -83,7 +89,8 @@ def _stats(times: list[float]) -> dict[str, float | None]:
             "mean_ms": round(statistics.fmean(times), 2)}
 
 
-def compare(index: Path, url: str, questions: list[dict[str, Any]]) -> dict[str, Any]:
+def compare(index: Path, url: str, questions: list[dict[str, Any]],
+            graphs: list[str] | None = None) -> dict[str, Any]:
     """Both backends over ``questions``: the per-question rows and the summary."""
     from llama_index_crm.exact.answerer import ExactAnswerer
     from llama_index_crm.exact.endpoint import PlanEndpoint
@@ -91,7 +98,7 @@ def compare(index: Path, url: str, questions: list[dict[str, Any]]) -> dict[str,
 
     data = GraphData.load(index)
     local = ExactAnswerer(data)
-    remote = ExactAnswerer(data, endpoint=PlanEndpoint(url))
+    remote = ExactAnswerer(data, endpoint=PlanEndpoint(url, graphs=graphs))
     here, here_ms = _answers(local, questions)
     there, there_ms = _answers(remote, questions)
     rows = []
@@ -104,6 +111,10 @@ def compare(index: Path, url: str, questions: list[dict[str, Any]]) -> dict[str,
                      "why_not_compiled": why or None, "equal": _shape(a) == _shape(b),
                      "same_sentence": a.text == _without_note(b.text, why),
                      "parquet_ms": round(ta, 2), "sparql_ms": round(tb, 2)})
+        if not rows[-1]["same_sentence"]:
+            rows[-1]["sentences"] = [a.text, b.text]
+        if a.status != b.status:
+            rows[-1]["sparql_plan_text"] = b.plan_text
     compiled = [r for r in rows if r["backend"] == "sparql"]
     answered = [r for r in rows if r["status"] == "answered"]
     summary = {
@@ -128,6 +139,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--graph", type=Path, default=GRAPH,
                         help="served by a local oxigraph serve (unless --endpoint)")
     parser.add_argument("--endpoint", default=None, help="an endpoint already holding the graph")
+    parser.add_argument("--graph-iri", action="append", default=None, metavar="IRI",
+                        help="with --endpoint: read these named graphs (default-graph-uri)")
+    parser.add_argument("--server", choices=("oxigraph", "virtuoso"), default="oxigraph",
+                        help="the server started over --graph (virtuoso: the Debian package)")
     parser.add_argument("--questions", type=Path, default=QUESTIONS)
     parser.add_argument("--json", type=Path, default=HERE / "results" / "exact_endpoint.json")
     args = parser.parse_args(argv)
@@ -138,7 +153,15 @@ def main(argv: list[str] | None = None) -> int:
                               "questions": str(args.questions)}
     if args.endpoint:
         report["endpoint"] = "given"
-        report.update(compare(args.index, args.endpoint, questions))
+        report.update(compare(args.index, args.endpoint, questions, args.graph_iri))
+    elif args.server == "virtuoso":
+        from llama_index_crm.sources.virtuoso_server import VirtuosoServer
+
+        with tempfile.TemporaryDirectory() as work, \
+                VirtuosoServer([args.graph], Path(work), GRAPH_IRI) as virtuoso:
+            report["endpoint"] = f"virtuoso-t of {args.graph.name}"
+            report["load_s"] = virtuoso.load_seconds
+            report.update(compare(args.index, virtuoso.url, questions, [GRAPH_IRI]))
     else:
         from llama_index_crm.sources.oxigraph_server import OxigraphServer
 

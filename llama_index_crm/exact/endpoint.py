@@ -43,7 +43,7 @@ from llama_index_crm.exact.execute import (
 )
 from llama_index_crm.exact.linking import mentions, mentions_forms
 from llama_index_crm.exact.plan import ExactPlan, ValueFilter, Variable
-from llama_index_crm.exact.plan_endpoint import PlanEndpoint, Row, Span, batches
+from llama_index_crm.exact.plan_endpoint import PlanEndpoint, Row, Span, batches, endpoint_year
 from llama_index_crm.exact.ranking import is_placeholder
 from llama_index_crm.exact.relations import Relation, RelationLexicon, type_label_names
 from llama_index_crm.exact.results import ExactResult, Item, Value
@@ -61,7 +61,6 @@ from llama_index_crm.exact.sparql import (
 )
 from llama_index_crm.exact.values import (
     month_of,
-    year_of,
 )
 from llama_index_crm.exact.wholes import BROADER_STEP, WHOLE_STEP
 from llama_index_crm.ontology import Ontology, Step
@@ -104,7 +103,7 @@ def _in_period(term: object, spans: Mapping[str, Span], dated: DeferredValue) ->
     condition = dated.condition
     assert condition is not None and condition.years is not None
     if isinstance(term, Literal):
-        year = year_of(term.value)
+        year = endpoint_year(term.value)
         span, month = ((year, year) if year is not None else None), month_of(term.value)
     elif isinstance(term, str):
         span, month = spans.get(term, (None, None))
@@ -568,7 +567,7 @@ class EndpointExecutor(Executor):
                       texts: Mapping[str, list[str]]) -> Value:
         if isinstance(term, Literal):
             if relation.value == "time":  # a date literal: as written, without a midnight
-                year = year_of(term.value)
+                year = endpoint_year(term.value)
                 span = (year, year) if year is not None else None
                 return _time_value(_TIME_OF_DAY.sub("", term.value), span, None)
             return Value(term.value)

@@ -4,6 +4,7 @@ time-spans), for :mod:`.endpoint`."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from llama_index_crm.exact.values import (
@@ -13,11 +14,12 @@ from llama_index_crm.exact.values import (
     TEXT_PROPERTIES,
     month_of,
     span_of,
+    year_of,
 )
 from llama_index_crm.rdf import Literal
 from llama_index_crm.sources._sparql_terms import Row, iri_ref
 
-__all__ = ["LABEL_BATCH", "PlanEndpoint", "Row", "Span", "batches"]
+__all__ = ["LABEL_BATCH", "PlanEndpoint", "Row", "Span", "batches", "endpoint_year"]
 
 LABEL_BATCH = 500
 """IRIs per ``VALUES`` query about nodes (labels, texts, values)."""
@@ -25,6 +27,19 @@ RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
 TEXT_PREDICATE_NAMES = frozenset({*TEXT_PROPERTIES, *TEXT_PREDICATES})
 Span = tuple[tuple[int, int] | None, tuple[int, int] | None]
 """A time-span's (begin, end) years and the (year, month) it begins in."""
+REWRITTEN_DATE = re.compile(r"^0000-\d\d-\d\d")
+"""Year 0000: Virtuoso's rewrite of an ill-typed date on loading (``"-01-01"^^xsd:date``, no
+year at all); read as the graph wrote it, with no year (docs/architecture.md, departure 22)."""
+
+
+def endpoint_year(text: str) -> int | None:
+    """The year of a date literal read off an endpoint (:func:`~.values.year_of`; none for a
+    date Virtuoso rewrote as year 0000).
+
+    >>> endpoint_year("1850-01-01"), endpoint_year("0000-01-01")
+    (1850, None)
+    """
+    return None if REWRITTEN_DATE.match(text) else year_of(text)
 
 
 def batches(iris: Sequence[str]) -> Iterator[str]:
@@ -77,7 +92,9 @@ class PlanEndpoint:
         for iri in iris:
             by = texts.get(iri, {})
             values = [v for p, vs in by.items() if p in begins for v in vs]
-            span = span_of(values, [v for p, vs in by.items() if p in ends for v in vs],
+            values = [v for v in values if not REWRITTEN_DATE.match(v)]
+            span = span_of(values, [v for p, vs in by.items() if p in ends for v in vs
+                                    if not REWRITTEN_DATE.match(v)],
                            min(by.get(RDFS_LABEL, [""])))
             months = [m for p in first for v in sorted(by.get(p, [])) if (m := month_of(v))]
             out[iri] = (span, months[0] if months else None)
