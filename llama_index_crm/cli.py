@@ -35,6 +35,10 @@ from llama_index_crm.sources.credentials import split_user_password
 from llama_index_crm.sources.endpoint_http import parse_header
 
 SHOWN_REJECTIONS = 10
+EXACT_BACKENDS = ("parquet", "sparql")
+"""Where exact plans run (:data:`llama_index_crm.exact.endpoint.BACKENDS`)."""
+BACKEND_NAMES = {"parquet": "the index's triples (parquet)",
+                 "sparql": "the SPARQL endpoint (the plan's SPARQL query)"}
 """Rejected statements listed in the build summary (all are in ``rejected.nt``)."""
 
 
@@ -208,7 +212,8 @@ def _pipeline(args: argparse.Namespace) -> Any:
     limits = LLMLimits.within(args.llm_timeout, context_window=args.llm_context)
     index = CrmGraphIndex.load(args.index)
     llm = make_llm(args.llm, timeout=limits.timeout_s, context_window=args.llm_context)
-    return CrmQueryPipeline(index, llm=llm, prompts=args.prompts, llm_limits=limits)
+    return CrmQueryPipeline(index, llm=llm, prompts=args.prompts, llm_limits=limits,
+                            exact_backend=args.exact_backend, endpoint=args.endpoint)
 
 
 class _Notices:
@@ -239,6 +244,8 @@ def _print_answer(answer: Any, show_context: bool, explain: bool = False) -> Non
             print(f"\nLanguage: {exact.language}")
         if exact.understanding is not None:
             print("\nWords: " + exact.understanding.explain())
+        if exact.backend:
+            print(f"\nComputed by: {BACKEND_NAMES.get(exact.backend, exact.backend)}")
         if exact.plan_text:
             print("\nPlan:\n  " + exact.plan_text.replace("\n", "\n  "))
         if exact.sparql:
@@ -491,6 +498,14 @@ def make_parser() -> argparse.ArgumentParser:
         p.add_argument("--prompts", default=None,
                        help="a TOML file overriding config/prompts/default.toml (the LLM's "
                             "system prompts and context template)")
+        p.add_argument("--exact-backend", choices=EXACT_BACKENDS, default="parquet",
+                       help="where exact plans run: the index's triples (parquet, default) "
+                            "or, with --endpoint, compiled to SPARQL on that endpoint "
+                            "(sparql; plans that do not compile run on the index's triples, "
+                            "said so)")
+        p.add_argument("--endpoint", default=None, metavar="URL",
+                       help="the SPARQL endpoint of --exact-backend sparql (credentials "
+                            "from the URL, CRM_RAG_AUTH or ~/.netrc)")
 
     query = sub.add_parser("query", help="answer a JSONL file of questions (evaluation)")
     with_index(query)
@@ -561,6 +576,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                                          or args.remove):
         parser.error("give --add/--remove files, or the RDF files (or --endpoint) to read "
                      "again")
+    if getattr(args, "exact_backend", "parquet") == "sparql" and not args.endpoint:
+        parser.error("--exact-backend sparql needs --endpoint URL")
+    if getattr(args, "exact_backend", None) == "parquet" and args.endpoint:
+        parser.error("--endpoint is for --exact-backend sparql")
     if args.command == "update" and (args.sources or args.endpoint) and (args.add
                                                                          or args.remove):
         parser.error("give either --add/--remove or a source to read again, not both")

@@ -31,6 +31,7 @@ from llama_index.core.llms import LLM
 
 from llama_index_crm.errors import LLMUnavailable
 from llama_index_crm.exact.absence import AbsenceCheck, EmptyCheck, Proof, replace_words
+from llama_index_crm.exact.endpoint import EndpointExecutor, PlanEndpoint
 from llama_index_crm.exact.execute import TITLE_RELATION, ExactResult, Executor
 from llama_index_crm.exact.language import Lexicon, Lexicons
 from llama_index_crm.exact.linking import Candidate, Missing, NameIndex, Unresolved
@@ -66,6 +67,9 @@ MAX_ITEMS = 200
 LOOSE_MATCHES = frozenset({"misspelling", "surname", "short name", "given name", "qualifier",
                            "partial"})
 """Links an answer states ("reading “whistlr” as James McNeill Whistler")."""
+ENDPOINT_EVIDENCE = ("the plan's SPARQL (--explain), its dates, texts, types and materials "
+                     "read there and judged as over the index")
+"""The evidence of an answer computed on the user's endpoint (no witness triples)."""
 CATEGORY_NOUNS = {"Actor": "artist or other actor", "Thing": "work or object",
                   "Place": "place", "Event": "event", "Concept": "term"}
 
@@ -76,12 +80,17 @@ class ExactAnswerer(Readings):
     Args:
         data: the loaded index (its triple store and name table are read).
         lexicon: the relations (default: ``config/exact/relations.json``).
+        endpoint: run the plans that compile to SPARQL on this endpoint (the others over
+            the index's triples, said so): :mod:`.endpoint`.
     """
 
-    def __init__(self, data: GraphData, lexicon: RelationLexicon | None = None) -> None:
+    def __init__(self, data: GraphData, lexicon: RelationLexicon | None = None,
+                 endpoint: PlanEndpoint | None = None) -> None:
         self.data = data
         lexicon = lexicon or RelationLexicon.default()
-        self.executor = Executor(data.triples, data.ontology, lexicon)
+        self.endpoint = endpoint
+        self.executor = Executor(data.triples, data.ontology, lexicon) if endpoint is None \
+            else EndpointExecutor(data.triples, endpoint, data.ontology, lexicon)
         if ROLE_RELATION in lexicon:  # the roles this graph records ("Director", "Curator")
             lexicon = with_roles(lexicon, role_relations(
                 self.executor.walker, lexicon[ROLE_RELATION],
@@ -459,11 +468,14 @@ class ExactAnswerer(Readings):
         if not result.total and result.missing_relations:
             count = None  # "this graph records no R at all": not a count of none
         items = [self._item(it) for it in result.items[:MAX_ITEMS]]
+        evidence = evidence_lines(result, self.executor)
+        if result.backend == "sparql" and self.endpoint is not None:
+            evidence = [f"computed on {self.endpoint.describe()}: {ENDPOINT_EVIDENCE}"]
         return ExactAnswer(
             "answered", text, count, items, result.total, result.plan,
             describe_plan(result.plan, self.lexicon),
-            plan_sparql(result.plan, self.executor), evidence_lines(result, self.executor),
-            result=result)
+            plan_sparql(result.plan, self.executor), evidence,
+            result=result, backend=result.backend)
 
     def _statement_values(self, plan: ExactPlan,
                           result: ExactResult) -> tuple[ExactResult, ExactPlan]:
@@ -613,7 +625,8 @@ class ExactAnswerer(Readings):
         found += plan.anchors
         result = self.executor.run(plan)
         if 0 < len(result.items) <= MAX_FOCUS:  # "the church at Lagoudera": the church
-            found += [self._as_anchor(it.node) for it in result.items]
+            found += [self._as_anchor(it.node) for it in result.items
+                      if it.node >= 0]  # a member only the endpoint knows: no anchor
         # what the turn was about leads; a pronoun of a kind ("he", "who made it": a work)
         # picks among them
         first: dict[str, Anchor] = {}
@@ -633,17 +646,21 @@ MIN_LONE_NAME = 5
 SCRIPTS = {"el": re.compile(r"[\u0370-\u03ff\u1f00-\u1fff]")}
 """Languages written in a script of their own: names in it are the language's names."""
 
-_ANSWERERS: weakref.WeakKeyDictionary[Any, ExactAnswerer] = weakref.WeakKeyDictionary()
+_ANSWERERS: weakref.WeakKeyDictionary[Any, dict[int, ExactAnswerer]] = \
+    weakref.WeakKeyDictionary()
 _ANSWERERS_LOCK = threading.Lock()
 
 
-def answerer_for(data: GraphData) -> ExactAnswerer:
-    """The answerer of a loaded index (built on first use, then kept with the index)."""
+def answerer_for(data: GraphData, endpoint: PlanEndpoint | None = None) -> ExactAnswerer:
+    """The answerer of a loaded index (built on first use, then kept with the index), one
+    per endpoint its plans run on (none: the index's triples)."""
     with _ANSWERERS_LOCK:
-        found = _ANSWERERS.get(data)
-        if found is None:
-            found = ExactAnswerer(data)
-            _ANSWERERS[data] = found
+        kept = _ANSWERERS.setdefault(data, {})
+        key = id(endpoint)
+        found = kept.get(key)
+        if found is None or found.endpoint is not endpoint:
+            found = ExactAnswerer(data, endpoint=endpoint)
+            kept[key] = found
         return found
 
 

@@ -254,14 +254,19 @@ class Executor(Ranking):
         elif plan.operation == "superlative":
             self._rank(plan, result)
         elif plan.operation == "group" and plan.group_by:
-            result.groups = self._group(items, plan.group_by, plan.variables[0].types)
-            if plan.limit:
-                known = [g for g in result.groups if g.key != NOT_RECORDED]
-                known.sort(key=lambda g: -len(g.items))
-                cut = len(known[min(plan.limit, len(known)) - 1].items) if known else 0
-                result.groups = [g for g in known if len(g.items) >= cut]
+            self._grouped(plan, result)
         result.notes = list(dict.fromkeys([*plan.notes, *self._notes]))  # ranking's too
         return result
+
+    def _grouped(self, plan: ExactPlan, result: ExactResult) -> None:
+        """``result``'s members in groups by ``plan.group_by`` (the ``limit`` largest)."""
+        assert plan.group_by is not None
+        result.groups = self._group(result.items, plan.group_by, plan.variables[0].types)
+        if plan.limit:
+            known = [g for g in result.groups if g.key != NOT_RECORDED]
+            known.sort(key=lambda g: -len(g.items))
+            cut = len(known[min(plan.limit, len(known)) - 1].items) if known else 0
+            result.groups = [g for g in known if len(g.items) >= cut]
 
     def _attributions(self, items: list[Item]) -> None:
         """Notes for members reached through an attribute assignment (E13) rather than a
@@ -724,9 +729,9 @@ class Executor(Ranking):
             if self.store.is_literal[node]:  # a date literal: as written, without a midnight
                 label = re.sub(r"T\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?$", "",
                                self.values.label(node))
-            text = label if label and not label.endswith("(unlabelled)") else _years_text(span)
+            text = label if label and not label.endswith("(unlabelled)") else years_text(span)
             if span is not None and not any(ch.isdigit() for ch in text):
-                text = f"{text} ({_years_text(span)})"
+                text = f"{text} ({years_text(span)})"
             return Value(text, uri, span, None, witness, event)
         if relation.value == "text":
             return Value(self.values.text(node) or self.label(node), uri, None, None, witness,
@@ -782,7 +787,7 @@ def within(span: tuple[int, int], period: tuple[int, int], begins: bool = False)
     return span[0] >= low and span[1] <= high
 
 
-def _years_text(span: tuple[int, int] | None) -> str:
+def years_text(span: tuple[int, int] | None) -> str:
     if span is None:
         return "undated"
     return str(span[0]) if span[0] == span[1] else f"{span[0]}–{span[1]}"

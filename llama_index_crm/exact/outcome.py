@@ -57,6 +57,9 @@ class ExactAnswer:
     asked: str = ""
     """The question in the planner's English, when it was asked in another language: what
     retrieval searches with beside the question (the documents are labelled in English)."""
+    backend: str = ""
+    """What computed an answered plan: ``parquet`` (the index's triples) or ``sparql`` (the
+    user's endpoint, :mod:`.endpoint`); empty when no plan ran."""
 
     def context_block(self) -> str:
         """The exact result as the first block of an LLM's context."""

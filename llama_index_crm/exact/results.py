@@ -76,6 +76,8 @@ class ExactResult:
         notes: how the question was read where it was not literal.
         left_out: members the question asked to leave out ("aside from X").
         ranked: members a superlative could rank (with a date, a size…).
+        backend: what computed it: ``parquet`` (the index's triples) or ``sparql`` (the
+            plan compiled to SPARQL and run on the user's endpoint).
     """
 
     plan: ExactPlan
@@ -86,6 +88,7 @@ class ExactResult:
     notes: list[str] = field(default_factory=list)
     left_out: int = 0
     ranked: int | None = None
+    backend: str = "parquet"
 
 
 Members = dict[int, list[TripleIds]]

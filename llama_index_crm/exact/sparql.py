@@ -12,21 +12,29 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
 
 from llama_index_crm.exact.execute import (
+    LONG_PERIOD,
+    MAKER_NOUNS,
+    MATERIAL_RELATION,
     NON_WORK_CLASSES,
     PHYSICAL_CLASS,
+    TITLE_RELATION,
     Executor,
 )
 from llama_index_crm.exact.paths import ASSIGNED, ASSIGNED_TO
-from llama_index_crm.exact.plan import Anchor, ExactPlan, ValueFilter, Variable
+from llama_index_crm.exact.plan import Anchor, ExactPlan, Link, ValueFilter, Variable
 from llama_index_crm.exact.relations import TYPE_HEAD_JOINERS, Relation
 from llama_index_crm.ontology import Step
-from llama_index_crm.query.lexicon import singularise
+from llama_index_crm.query.lexicon import pluralise, singularise
 from llama_index_crm.rdf import RDF_VALUE, RDFS
 from llama_index_crm.storage.names import fold_name
 
-__all__ = ["plan_sparql", "relation_path"]
+__all__ = ["DeferredValue", "bound", "filtered_sparql", "linked_sparql", "members_sparql",
+           "plan_sparql", "relation_path", "step_path", "values_of_sparql", "values_sparql"]
 
 YEAR_EXPR = 'xsd:integer(REPLACE(STR({}), "^[^0-9-]*(-?[0-9]{{4}}).*$", "$1"))'
 TEXT_PREDICATES = (RDF_VALUE, RDFS + "label")
@@ -98,12 +106,27 @@ def relation_path(relation: Relation, executor: Executor, closure: bool = False)
     return alternatives[0] if len(alternatives) == 1 else "(" + "|".join(alternatives) + ")"
 
 
+class DeferredValue(NamedTuple):
+    """A condition on values left to the caller: ``var`` is projected, the value (a date,
+    a time-span, a text or a statement) reached through ``relation`` that ``condition``
+    judges (its period, its words); or, with ``material``, the material a thing is made of,
+    which must be that anchor or a material whose name contains its words ("bronze":
+    "Bronze and Wood")."""
+
+    var: str
+    condition: ValueFilter | None
+    relation: Relation
+    material: Anchor | None = None
+
+
 class _Query:
-    def __init__(self, plan: ExactPlan, executor: Executor) -> None:
+    def __init__(self, plan: ExactPlan, executor: Executor, defer: bool = False) -> None:
         self.plan = plan
         self.x = executor
         self.lines: list[str] = []
         self.n = 0
+        self.defer = defer
+        self.deferred: list[DeferredValue] = []
 
     def fresh(self, stem: str) -> str:
         self.n += 1
@@ -114,12 +137,9 @@ class _Query:
         name = f"?v{index}"
         if var.anchor is not None:
             nodes = " ".join(_iri(n) for n in var.anchor.nodes)
-            self.lines.append(f"VALUES {name} {{ {nodes} }}")
+            self.lines.append(bound(name, nodes))
         else:
-            classes = self.classes(var)
-            if classes:
-                c = self.fresh("class")
-                self.lines.append(f"{name} a {c} . VALUES {c} {{ {' '.join(classes)} }}")
+            self.category(name, var)
         for link in var.links:
             relation = self.x.lexicon[link.relation]
             anchored = isinstance(link.target, Anchor)
@@ -128,18 +148,26 @@ class _Query:
                 self.lines.append("FILTER(false)  # the graph has no predicate for "
                                   + relation.id)
                 continue
-            if isinstance(link.target, Anchor) and link.target.also:
+            if self.defer and is_material(link, relation):
+                assert isinstance(link.target, Anchor)
+                other = self.fresh("material")  # judged by the caller, as the executor does
+                self.deferred.append(DeferredValue(other, None, relation, link.target))
+            elif isinstance(link.target, Anchor) and link.target.also:
                 other = self.fresh("anchor")
                 nodes = " ".join(_iri(n) for n in link.target.nodes)
-                self.lines.append(f"VALUES {other} {{ {nodes} }}")
+                self.lines.append(bound(other, nodes))
             else:
                 other = _iri(link.target.node) if isinstance(link.target, Anchor) else \
                     f"?v{link.target}"
             if not (link.role and link.inverse and self.role(other, name, relation, link.role)):
                 self.lines.append(f"{other} {path} {name} ." if link.inverse else
                                   f"{name} {path} {other} .")
+            self.range_typed(name if link.inverse else other, relation)
             if isinstance(link.target, int):
                 self.var(link.target)
+        if var.category == "Actor" and var.anchor is None and \
+                (var.noun or "").lower() in MAKER_NOUNS and "created-by" in self.x.lexicon:
+            self.makers(name)  # "artists": makers of something
         for condition in var.filters:
             self.filter(name, condition)
         if var.types:
@@ -149,6 +177,15 @@ class _Query:
             self.typed_otherwise(name, singularise(var.noun))
         for node in var.exclude:
             self.lines.append(f"FILTER({name} != {_iri(node)})")
+
+    def makers(self, name: str) -> None:
+        """Actors who made something (:meth:`Executor._makers` without roles)."""
+        path = relation_path(self.x.lexicon["created-by"], self.x)
+        if path is not None:
+            # a sub-select, evaluated once (FILTER EXISTS per actor: 18 times slower on
+            # Oxigraph over NMWA)
+            self.lines.append(f"{{ SELECT DISTINCT {name} WHERE {{ {self.fresh('made')} "
+                              f"{path} {name} }} }}")
 
     def role(self, made: str, maker: str, relation: Relation, role: str) -> bool:
         """``made —relation→ maker`` where the made thing, or the event of the path that
@@ -170,23 +207,28 @@ class _Query:
 
     def classes(self, var: Variable) -> list[str]:
         """The graph's class IRIs of a variable's category (Things: no statements)."""
-        engine = self.x.engine
-        if engine.type_id is None or var.category is None:
+        if var.category is None:
             return []
-        store = self.x.store
+        return sorted(_iri(self.x.store.term(c)) for c in category_classes(self.x, var.category))
 
-        found = engine.classes_used()
-        non_work = {int(c) for cls in NON_WORK_CLASSES for c in engine.class_ids(cls)}
-        physical = {int(c) for c in engine.class_ids(PHYSICAL_CLASS)}
-        out = []
-        for cls in found.tolist():
-            iri = store.term(cls)
-            if self.x.ontology.class_category(iri) != var.category:
-                continue
-            if var.category == "Thing" and cls in non_work and cls not in physical:
-                continue
-            out.append(_iri(iri))
-        return sorted(out)
+    def category(self, name: str, var: Variable) -> None:
+        """``name`` of the variable's category as the index counts it: typed with one of
+        the category's classes, and the nodes the index counts in it otherwise (untyped
+        Getty IRIs, ranges of properties) or out of it (a class of higher priority)."""
+        classes = self.classes(var)
+        if var.category is None:
+            return
+        extras, excess = category_exceptions(self.x, var.category)
+        c = self.fresh("class")
+        typed = f"{name} a {c} . VALUES {c} {{ {' '.join(classes)} }}" if classes else ""
+        listed = " ".join(_iri(self.x.store.term(int(n))) for n in extras)
+        if typed and listed:
+            self.lines.append(f"{{ {typed} }} UNION {bound(name, listed)}")
+        elif typed or listed:
+            self.lines.append(typed or bound(name, listed))
+        if len(excess):
+            out = ", ".join(_iri(self.x.store.term(int(n))) for n in excess)
+            self.lines.append(f"FILTER({name} NOT IN ({out}))")
 
     def filter(self, name: str, condition: ValueFilter) -> None:
         relation = self.x.lexicon[condition.relation]
@@ -195,6 +237,17 @@ class _Query:
             self.lines.append("FILTER(false)")
             return
         end = self.fresh("value")
+        if self.defer and (condition.years is not None or condition.contains):
+            self.deferred.append(DeferredValue(end, condition, relation))
+            at = len(self.lines)
+            self.range_typed(end, relation)
+            typed = " ".join(self.lines[at:])
+            del self.lines[at:]
+            pattern = f"{name} {path} {end} . {typed}".strip()
+            # a title filter also reads the member's own name: its title may be missing
+            self.lines.append(f"OPTIONAL {{ {pattern} }}" if condition.contains
+                              and relation.id == TITLE_RELATION else pattern)
+            return
         self.lines.append(f"{name} {path} {end} .")
         if condition.years is not None:
             begin_forms, _ = self.x.engine.predicate_forms("P82a_begin_of_the_begin")
@@ -211,7 +264,11 @@ class _Query:
                 self.lines.append(f"BIND({YEAR_EXPR.format(b + 'r')} AS {b})")
                 self.lines.append(f"BIND(COALESCE({YEAR_EXPR.format(e + 'r')}, {b}) AS {e})")
             low, high = condition.years
-            self.lines.append(f"FILTER({b} >= {low} && {e} <= {high})")
+            # begins in it, as within() reads a century (an event: the year it opened)
+            if relation.domain == "Event" or condition.begins or high - low >= LONG_PERIOD:
+                self.lines.append(f"FILTER({b} >= {low} && {b} <= {high})")
+            else:
+                self.lines.append(f"FILTER({b} >= {low} && {e} <= {high})")
             if condition.months is not None and low == high:  # "in March 1938"
                 months = "|".join(f"{m:02d}" for m in range(condition.months[0],
                                                                condition.months[1] + 1))
@@ -228,8 +285,14 @@ class _Query:
             else:
                 self.lines.append(
                     f'FILTER(CONTAINS(LCASE(STR({text})), "{condition.contains}"))')
-        if relation.statement_types:
-            self.statement(end, relation.statement_types)
+        self.range_typed(end, relation)
+
+    def range_typed(self, node: str, relation: Relation) -> None:
+        """The types the relation's range node must carry (its statement's kind, a
+        nationality), as :meth:`RelationWalker.walk` keeps them."""
+        for wanted in (relation.statement_types, relation.range_types):
+            if wanted:
+                self.statement(node, wanted)
 
     def statement(self, node: str, wanted: Sequence[str]) -> None:
         ids = self.x.walker.type_ids(wanted)
@@ -252,7 +315,8 @@ class _Query:
         relation = self.x.lexicon["has-type"]
         path = relation_path(relation, self.x)
         t, label = self.fresh("type"), self.fresh("typelabel")
-        words = "|".join(fold_name(w) for w in words)
+        words = "|".join(dict.fromkeys(form for w in words  # "Color photographs" too
+                                       for form in (fold_name(w), pluralise(fold_name(w)))))
         joiners = "|".join(TYPE_HEAD_JOINERS)
         broader, _ = self.x.engine.predicate_forms("P127_has_broader_term")
         if broader:  # a chapel is a church when "chapel" has "church" as broader term
@@ -260,6 +324,57 @@ class _Query:
         self.lines.append(f"{name} {path} {t} . {t} {_alt(TEXT_PREDICATES)} {label} .")
         self.lines.append(f'FILTER(REGEX(LCASE(STR({label})), "(^| )({words})$|^({words}) '
                           f'({joiners}) "))')
+
+
+MAX_EXCEPTIONS = 2000
+"""Nodes a query may list as counted in a category otherwise than by their classes."""
+
+
+def category_classes(executor: Executor, category: str) -> list[int]:
+    """Ids of the graph's classes of ``category`` (Things: not statements, images, names or
+    records, unless also physical)."""
+    engine = executor.engine
+    if engine.type_id is None:
+        return []
+    non_work = {int(c) for cls in NON_WORK_CLASSES for c in engine.class_ids(cls)}
+    physical = {int(c) for c in engine.class_ids(PHYSICAL_CLASS)}
+    return [cls for cls in engine.classes_used().tolist()
+            if executor.ontology.class_category(executor.store.term(cls)) == category
+            and not (category == "Thing" and cls in non_work and cls not in physical)]
+
+
+def category_exceptions(executor: Executor, category: str) -> tuple[np.ndarray, np.ndarray]:
+    """(extras, excess): nodes the executor counts in ``category`` that its classes do not
+    give (an untyped Getty IRI, the range of a property pointing at it), and nodes they
+    give that it counts elsewhere (a class of higher priority, a statement); cached."""
+    cache: dict[str, tuple[np.ndarray, np.ndarray]] = executor.__dict__.setdefault(
+        "_category_exceptions", {})
+    found = cache.get(category)
+    if found is None:
+        nodes = executor.members_of_category(category)
+        if category == "Thing":
+            nodes = nodes[executor._works(nodes)]
+        store, engine = executor.store, executor.engine
+        classes = np.asarray(category_classes(executor, category), dtype=np.int64)
+        typed = np.unique(store.s_ids[(store.p_ids == engine.type_id)
+                                      & np.isin(store.o_ids, classes)]) \
+            if engine.type_id is not None else np.zeros(0, dtype=np.int64)
+        found = cache[category] = (np.setdiff1d(nodes, typed), np.setdiff1d(typed, nodes))
+    return found
+
+
+def is_material(link: Link, relation: Relation) -> bool:
+    """Whether a link names a material the executor also reads in the names of materials
+    (:meth:`Executor._materials_named`)."""
+    return relation.id == MATERIAL_RELATION and isinstance(link.target, Anchor) and \
+        link.target.category == "Concept" and not link.inverse
+
+
+def bound(var: str, refs: str) -> str:
+    """``VALUES var { refs }`` as a sub-select: Virtuoso takes these as the given starts of
+    a transitive path, and refuses the bare ``VALUES`` there ("transitive start not
+    given")."""
+    return f"{{ SELECT {var} WHERE {{ VALUES {var} {{ {refs} }} }} }}"
 
 
 def _alt(forms: Sequence[str]) -> str:
@@ -275,14 +390,78 @@ def plan_sparql(plan: ExactPlan, executor: Executor) -> str:
     if plan.operation == "count":
         return f"{prefix}SELECT (COUNT(DISTINCT ?v0) AS ?count) WHERE {{\n  {body}\n}}"
     if plan.operation == "value" and plan.attributes:
-        relation = executor.lexicon[plan.attributes[0]]
-        path = relation_path(relation, executor) or "<urn:none>"
-        extra = f"\n  ?v0 {path} ?value ."
-        return f"{prefix}SELECT DISTINCT ?v0 ?value WHERE {{\n  {body}{extra}\n}}"
+        return values_sparql(plan, executor.lexicon[plan.attributes[0]], executor)
     note = ""
     if plan.operation in {"superlative", "group"}:
         note = f"# {plan.operation} by {plan.order_by or plan.group_by}: ranked over these\n"
     return f"{prefix}{note}SELECT DISTINCT ?v0 WHERE {{\n  {body}\n}} ORDER BY ?v0"
+
+
+def values_sparql(plan: ExactPlan, relation: Relation, executor: Executor) -> str:
+    """The values ``relation`` gives each member of ``plan``'s variable 0, as SPARQL."""
+    query = _Query(plan, executor)
+    query.var(0)
+    path = relation_path(relation, executor) or "<urn:none>"
+    query.lines.append(f"?v0 {path} ?value .")
+    query.range_typed("?value", relation)
+    body = "\n  ".join(query.lines)
+    return (f"PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>\n"
+            f"SELECT DISTINCT ?v0 ?value WHERE {{\n  {body}\n}}")
+
+
+def values_of_sparql(refs: str, relation: Relation, executor: Executor) -> str:
+    """The values ``relation`` gives the nodes ``refs`` (bracketed IRIs), as SPARQL."""
+    query = _Query(ExactPlan("", (Variable(),)), executor)
+    path = relation_path(relation, executor) or "<urn:none>"
+    query.lines += [bound("?v0", refs), f"?v0 {path} ?value ."]
+    query.range_typed("?value", relation)
+    body = "\n  ".join(query.lines)
+    return f"SELECT DISTINCT ?v0 ?value WHERE {{\n  {body}\n}}"
+
+
+def linked_sparql(plan: ExactPlan, index: int,
+                  executor: Executor) -> tuple[str, list[DeferredValue]]:
+    """The pairs (member of variable 0, member of variable ``index`` linked to it) as
+    SPARQL, date and text conditions projected as :func:`members_sparql` leaves them: what
+    a superlative by count counts."""
+    query = _Query(plan, executor, defer=True)
+    query.var(index)
+    body = "\n  ".join(query.lines)
+    projected = " ".join(["?v0", f"?v{index}", *(d.var for d in query.deferred)])
+    return (f"PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>\n"
+            f"SELECT DISTINCT {projected} WHERE {{\n  {body}\n}}", query.deferred)
+
+
+def step_path(step: Step, executor: Executor) -> str | None:
+    """One step (any of, a sequence, repeated…) as a SPARQL property path over the graph's
+    predicates; None when the graph has none of its predicates."""
+    return _step(step, executor)
+
+
+def filtered_sparql(refs: str, filters: Sequence[ValueFilter],
+                    executor: Executor) -> tuple[str, list[DeferredValue]]:
+    """The nodes ``refs`` (bracketed IRIs) with the values ``filters`` judge projected, as
+    :func:`members_sparql` leaves them."""
+    query = _Query(ExactPlan("", (Variable(),)), executor, defer=True)
+    query.lines.append(bound("?v0", refs))
+    for condition in filters:
+        query.filter("?v0", condition)
+    body = "\n  ".join(query.lines)
+    projected = " ".join(["?v0", *(d.var for d in query.deferred)])
+    return f"SELECT DISTINCT {projected} WHERE {{\n  {body}\n}}", query.deferred
+
+
+def members_sparql(plan: ExactPlan, executor: Executor) -> tuple[str, list[DeferredValue]]:
+    """The members of ``plan``'s variable 0 as SPARQL, the value of each date or text
+    condition projected beside them instead of filtered: the caller judges them as the
+    executor does (a time-span's years from all its begin and end properties, else its
+    label; a text's folded words)."""
+    query = _Query(plan, executor, defer=True)
+    query.var(0)
+    body = "\n  ".join(query.lines)
+    projected = " ".join(["?v0", *(d.var for d in query.deferred)])
+    return (f"PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>\n"
+            f"SELECT DISTINCT {projected} WHERE {{\n  {body}\n}}", query.deferred)
 
 
 def _word_forms(word: str) -> str:

@@ -16,6 +16,7 @@ as numpy arrays indexed by term id.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import cached_property
 
 import numpy as np
@@ -25,7 +26,8 @@ from llama_index_crm.rdf import RDF_VALUE, RDFS, SKOS, Literal, decode_object
 from llama_index_crm.storage.names import node_categories
 from llama_index_crm.storage.triples import TripleStore
 
-__all__ = ["NO_YEAR", "GraphValues", "year_of"]
+__all__ = ["BEGIN_PROPERTIES", "END_PROPERTIES", "NO_YEAR", "GraphValues", "month_of", "span_of",
+           "year_of"]
 
 NO_YEAR = np.iinfo(np.int32).min
 """Marks a term without a known year."""
@@ -162,3 +164,34 @@ class GraphValues:
 def _literal_text(encoded: str) -> str:
     value = decode_object(encoded)
     return value.value if isinstance(value, Literal) else value
+
+
+def span_of(begins: Iterable[str], ends: Iterable[str],
+            label: str | None) -> tuple[int, int] | None:
+    """The (begin, end) years of a time-span from the texts of its begin and end properties
+    (:data:`BEGIN_PROPERTIES`, :data:`END_PROPERTIES`), else its label: what
+    :meth:`GraphValues.span_years` reads off the index, for a span read elsewhere (an
+    endpoint).
+
+    >>> span_of(["1785-01-01", "1812-01-01"], ["1785-12-31", "1812-12-31"], "1785")
+    (1785, 1812)
+    >>> span_of([], ["1900"], None), span_of([], [], "between 1765 and 1766"), span_of([], [], "")
+    ((1900, 1900), (1765, 1766), None)
+    """
+    first = [y for y in map(year_of, begins) if y is not None]
+    last = [y for y in map(year_of, ends) if y is not None]
+    if first or last:
+        begin = min(first) if first else max(last)
+        return begin, max(last) if last else begin
+    found = [int(y) for y in _LABEL_YEAR_RE.findall(label or "")]
+    return (min(found), max(found)) if found else None
+
+
+def month_of(text: str) -> tuple[int, int] | None:
+    """(year, month) of a date's text ("1938-03-02T00:00:00"), if it gives the month.
+
+    >>> month_of("1938-03-02T00:00:00"), month_of("1938")
+    ((1938, 3), None)
+    """
+    match = _MONTH_RE.search(text)
+    return (int(match.group(1)), int(match.group(2))) if match else None

@@ -27,6 +27,7 @@ from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 
 from llama_index_crm.errors import LLMUnavailable
 from llama_index_crm.exact.answerer import ExactAnswer, ExactAnswerer, answerer_for
+from llama_index_crm.exact.endpoint import PlanEndpoint, plan_endpoint
 from llama_index_crm.llm_calls import ANSWER_MAX_TOKENS, ContextTooLong, LLMClient, LLMLimits
 from llama_index_crm.llm_window import message_chars
 from llama_index_crm.postprocessors.factory import graph_postprocessors
@@ -122,7 +123,8 @@ class CrmAnswer:
                 "status": self.status, "type": self.plan.type, "turn": self.plan.turn,
                 "excluded": list(self.plan.excluded),
                 "exact": None if exact is None or exact.status == "retrieval_only" else {
-                    "total": exact.total, "plan": exact.plan_text, "sparql": exact.sparql,
+                    "total": exact.total, "backend": exact.backend,
+                    "plan": exact.plan_text, "sparql": exact.sparql,
                     "evidence": exact.evidence, "items": exact.items[:50],
                     "candidates": [c.node for c in exact.candidates]},
                 "understood": None if exact is None else {
@@ -149,6 +151,12 @@ class CrmQueryPipeline:
         prompts: the LLM's prompts: a :class:`PromptSet` or a TOML file overriding
             ``config/prompts/default.toml`` (default: that file).
         exact: run the exact-answer layer first (default); False gives retrieval only.
+        exact_backend: where exact plans run: ``parquet`` (the index's triples, default) or
+            ``sparql``: compiled to SPARQL and run on ``endpoint``, for graphs that stay in
+            a server; plans that do not compile run on the index's triples and say so
+            (:mod:`llama_index_crm.exact.endpoint`).
+        endpoint: the SPARQL endpoint URL (or a
+            :class:`~llama_index_crm.exact.endpoint.PlanEndpoint`) of ``exact_backend="sparql"``.
         llm_limits: time, retries and context window of each LLM call (default: at most
             10 s a call; the window the LLM declares, or the one its server states when it
             refuses a request for its length); an LLM that is unreachable, too slow or
@@ -167,9 +175,13 @@ class CrmQueryPipeline:
         prompts: Prompts = None,
         exact: bool = True,
         llm_limits: LLMLimits | None = None,
+        exact_backend: str = "parquet",
+        endpoint: str | PlanEndpoint | None = None,
     ) -> None:
         self.index = index
         self.use_exact = exact
+        self.endpoint = plan_endpoint(exact_backend, endpoint)
+        """Where exact plans run, when not over the index's triples."""
         self.analyzer = analyzer or RuleBasedAnalyzer.for_index(index)
         self.llm_client = llm if isinstance(llm, LLMClient) else \
             None if llm is None else LLMClient(llm, llm_limits)
@@ -366,7 +378,7 @@ class CrmQueryPipeline:
     @property
     def answerer(self) -> ExactAnswerer:
         """The exact-answer layer of this index (built on first use, kept with it)."""
-        return answerer_for(self.index)
+        return answerer_for(self.index, self.endpoint)
 
     def exact_answer(self, question: str,
                      history: Sequence[tuple[str, str]] | None = None) -> ExactAnswer:
