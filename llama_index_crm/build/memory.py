@@ -1,4 +1,4 @@
-"""The peak memory of a build: the resident memory of its whole process tree, sampled.
+"""The peak memory of a build: the resident memory of its whole process tree.
 
 A build runs in one process and, during the chunk loop, in worker processes; ``ru_maxrss``
 gives each process's own maximum, and adding the maxima of processes that did not peak
@@ -7,10 +7,18 @@ more than 1,486 MB). :class:`TreePeak` samples instead, every :data:`SAMPLE_EVER
 of the resident memory of this process and of every process below it, and keeps the
 largest sum: the figure ``crm-rag build`` prints and the manifest records.
 
-The tree is read from ``/proc`` (Linux): the resident size of the known processes at each
-sample, the list of descendants again every :data:`RESCAN_EVERY_S` (a scan of ``/proc``
-costs milliseconds, a sample microseconds). Without ``/proc`` the figure is this process's
-own ``ru_maxrss``, a lower bound.
+A sample alone misses what happens between two samples: a worker that allocates 300 MB
+and frees it 50 ms later, or a sampling thread that a busy machine runs late. Each sample
+therefore also reads every process's own high-water mark, kept by the kernel (``VmHWM``),
+and ``ru_maxrss`` of the children this process reaped (``RUSAGE_CHILDREN``). A mark that
+rose since the previous sample was reached in between; the tree then held at least that
+mark plus the other processes, each counted at the lower of its two resident sizes around
+it (never a second high-water mark: peaks that did not coincide are not added up).
+
+The tree is read from ``/proc`` (Linux): the resident size and high-water mark of the known
+processes at each sample, the list of descendants again every :data:`RESCAN_EVERY_S` (a
+scan of ``/proc`` costs milliseconds, a sample microseconds). Without ``/proc`` the figure
+is this process's own ``ru_maxrss``, a lower bound.
 
 >>> peak = TreePeak().start()
 >>> now = peak.sample()  # bytes; the peak is in MB and counts this sample
@@ -40,13 +48,27 @@ _PROC = Path("/proc")
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
-def _rss_bytes(pid: int) -> int:
-    """Resident bytes of ``pid`` now; 0 once it is gone."""
+def _rss_and_hwm(pid: int) -> tuple[int, int]:
+    """Resident bytes of ``pid`` now and its high-water mark (``VmRSS``, ``VmHWM``);
+    (0, 0) once it is gone or has exited (a zombie holds no memory)."""
     try:
-        with open(f"/proc/{pid}/statm", "rb") as fh:
-            return int(fh.read().split()[1]) * _PAGE
-    except (OSError, IndexError, ValueError):
-        return 0
+        with open(f"/proc/{pid}/status", "rb") as fh:
+            status = fh.read()
+    except OSError:
+        return 0, 0
+    rss = hwm = 0
+    for line in status.splitlines():
+        if line.startswith(b"VmHWM:"):
+            hwm = int(line.split()[1]) * 1024
+        elif line.startswith(b"VmRSS:"):
+            rss = int(line.split()[1]) * 1024
+            break  # VmRSS follows VmHWM
+    return rss, hwm
+
+
+def _reaped_max() -> int:
+    """The largest ``ru_maxrss`` of the children this process reaped (and theirs), bytes."""
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
 
 
 def descendants(root: int) -> list[int]:
@@ -97,15 +119,54 @@ class TreePeak:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._proc = (_PROC / str(os.getpid()) / "statm").exists()
+        self._rss: dict[int, int] = {}  # resident bytes of each process at the last sample
+        self._hwm: dict[int, int] = {}  # high-water mark of each process, last read
+        self._gone_hwm = 0  # the largest mark of a process that has since gone
+        self._reaped = 0  # RUSAGE_CHILDREN's ru_maxrss at the last sample (root = self)
+
+    def _baseline(self) -> None:
+        """The marks as they are now, reached before sampling began: not counted."""
+        pids = [self._pid, *self._children]
+        with self._lock:
+            for pid in pids:
+                if pid not in self._hwm:
+                    self._rss[pid], self._hwm[pid] = _rss_and_hwm(pid)
+            if self._pid == os.getpid():
+                self._reaped = max(self._reaped, _reaped_max())
 
     def sample(self) -> int:
-        """Resident bytes of the tree now (also counted in the peak)."""
+        """Resident bytes of the tree now (also counted in the peak, with the high-water
+        marks reached since the previous sample)."""
         if not self._proc:
             now = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-        else:
-            now = _rss_bytes(self._pid) + sum(_rss_bytes(p) for p in self._children)
-        with self._lock:
-            self._peak = max(self._peak, now)
+            with self._lock:
+                self._peak = max(self._peak, now)
+            return now
+        with self._lock:  # one sample at a time: each compares with the one before
+            seen = {pid: _rss_and_hwm(pid) for pid in [self._pid, *self._children]}
+            reaped = _reaped_max() if self._pid == os.getpid() else 0
+            alive = {pid: mem for pid, mem in seen.items() if mem != (0, 0)}
+            now = sum(rss for rss, _ in alive.values())
+            # each process at the lower of its two samples, around a mark reached in between
+            low = {pid: min(rss, self._rss[pid]) if pid in self._rss else 0
+                   for pid, (rss, _) in alive.items()}
+            floor = sum(low.values())
+            peak = now
+            for pid, (_, hwm) in alive.items():
+                if hwm > self._hwm.get(pid, 0):
+                    peak = max(peak, hwm + floor - low[pid])
+            for pid in set(self._hwm) - set(alive):  # gone since the previous sample
+                self._gone_hwm = max(self._gone_hwm, self._hwm.pop(pid))
+                self._rss.pop(pid, None)
+            if reaped > self._reaped and reaped > self._gone_hwm:
+                # a child reaped since, whose mark no sample saw (it rose after the last
+                # look, or the child lived between two look-ups of the descendants)
+                peak = max(peak, reaped + floor)
+            self._reaped = max(self._reaped, reaped)
+            for pid, (rss, hwm) in alive.items():
+                self._rss[pid] = rss
+                self._hwm[pid] = max(self._hwm.get(pid, 0), hwm)
+            self._peak = max(self._peak, peak)
         return now
 
     def _run(self) -> None:
@@ -122,11 +183,13 @@ class TreePeak:
         """Start sampling in a daemon thread (again after :meth:`stop`); returns ``self``.
 
         The descendants are looked up here first, so that a :meth:`sample` taken as soon as
-        this returns counts the whole tree, however late the thread gets to run.
+        this returns counts the whole tree, however late the thread gets to run; their
+        high-water marks so far were reached before, and are not counted.
         """
         if self._thread is None or not self._thread.is_alive():
             if self._proc:
                 self._children = descendants(self._pid)
+                self._baseline()
             self._stop.clear()
             self._thread = threading.Thread(target=self._run, name="tree-peak", daemon=True)
             self._thread.start()
