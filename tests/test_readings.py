@@ -504,3 +504,16 @@ def test_shown_together_counts_the_exhibitions_of_both(namesakes: ExactAnswerer)
     answer = namesakes.answer("In how many exhibitions were Rosa Adler and Hugo Brandt "
                               "shown together?")
     assert answer.status == "answered" and answer.count == 2, answer.plan_text
+
+
+def test_an_empty_result_only_a_hint_made_is_no_absence(demo: ExactAnswerer) -> None:
+    # the church at Asinou has a maker; its paintings are recorded on a part of it: never
+    # "there are no actors who painted it"
+    answer = demo.answer("who painted the church at Asinou?")
+    assert not (answer.status == "answered" and not answer.total), answer.text
+
+
+def test_a_class_of_works_named_after_the_copula_is_not_a_hint(demo: ExactAnswerer) -> None:
+    # "how many works by X are paintings": the paintings, never all three of X's works
+    answer = demo.answer("how many works by Philippos Goul are paintings")
+    assert answer.count != demo.answer("how many works by Philippos Goul").count

@@ -312,6 +312,8 @@ class ExactAnswerer(Readings):
         answer = self._reaching(answer)
         unproven = self.empty.unproven(answer.result) if answer.result is not None else None
         if answer.result is not None and not answer.result.total and not unproven:
+            unproven = self._hinted_only(plan)
+        if answer.result is not None and not answer.result.total and not unproven:
             guessed = unworded(answer.result.missing_relations, understanding)
             if guessed:  # "Asinou's painters" read as painters born in Asinou
                 labels = " or ".join(self.lexicon[r].label for r in guessed)
@@ -327,6 +329,21 @@ class ExactAnswerer(Readings):
         if by_maker and answer.status == "answered":
             answer = replace(answer, text=f"{answer.text} ({'; '.join(by_maker)})")
         return replace(answer, understanding=understanding, language=language)
+
+    def _hinted_only(self, plan: ExactPlan) -> str | None:
+        """Why an empty result proves nothing when only a hint emptied it ("who painted the
+        church at Asinou": it has a maker, and its paintings are recorded on a part of it,
+        not as a painting of the church itself), else None."""
+        if not any(link.hints for v in plan.variables for link in v.links):
+            return None
+        plain = replace(plan, variables=tuple(
+            replace(v, links=tuple(replace(link, hints=()) for link in v.links))
+            for v in plan.variables))
+        if not self.executor.run(plain).total:
+            return None
+        hints = sorted({h for v in plan.variables for link in v.links for h in link.hints})
+        return (f"the graph records what the plan asks without “{'/'.join(hints[:2])}”, "
+                f"and nothing so typed on its path")
 
     def _reaching(self, answer: ExactAnswer) -> ExactAnswer:
         """An empty result of a period dates begin in ("works from the 1840s": none dated

@@ -45,6 +45,9 @@ CREATION_STEPS = frozenset({"P92i_was_brought_into_existence_by", "P108i_was_pro
 the thing's ("who painted <the painting campaign>"); a birth or an acquisition is not one."""
 NEGATIONS = frozenset({"not", "never", "nor", "neither"})
 OWNER_PRONOUNS = frozenset({"its", "his", "her", "their"})
+GENERIC_WORKS = frozenset({"works", "work", "pieces", "piece", "objects", "object", "items",
+                           "artworks", "artwork", "things"})
+"""Head nouns that say no class of work."""
 REQUEST_VERBS = frozenset({"me", "list", "show", "give", "name", "tell"})
 """Words before "the" that open a request for what the noun after it names."""
 """Pronouns of an owner: a content word unless the plan links to a named node or the
@@ -209,8 +212,11 @@ def _plan_words(plan: ExactPlan) -> tuple[set[str], set[str]]:
             names.update(_forms(var.anchor.text))
         for text in (var.noun or "", *var.types):
             nouns.update(_forms(text))
+        generic = var.category == "Thing" and (var.noun or "") in GENERIC_WORKS
         for link in var.links:
-            for text in (*link.hints, link.role or ""):
+            # a hint narrows the event on the way ("painted"); the works' own class named
+            # only as a hint ("how many works by X are paintings") is not checked by it
+            for text in ((*link.hints, link.role or "") if not generic else (link.role or "",)):
                 nouns.update(_forms(text))
     for text in plan.hints:
         nouns.update(_forms(text))
