@@ -517,3 +517,14 @@ def test_a_class_of_works_named_after_the_copula_is_not_a_hint(demo: ExactAnswer
     # "how many works by X are paintings": the paintings, never all three of X's works
     answer = demo.answer("how many works by Philippos Goul are paintings")
     assert answer.count != demo.answer("how many works by Philippos Goul").count
+
+
+def test_a_ranked_group_states_the_first_group_s_count(exhibitions: ExactAnswerer) -> None:
+    # 1951 opened two exhibitions (Two Sculptors, Prints Today), 1950 and 1952 one each
+    answer = exhibitions.answer("which year had the most exhibitions")
+    assert answer.status == "answered" and "1951" in answer.text and answer.count == 2
+
+
+def test_a_statement_then_how_many(namesakes: ExactAnswerer) -> None:
+    answer = namesakes.answer("Paul Stein directed a lot of shows — how many exactly?")
+    assert answer.status == "answered" and answer.count == 2, answer.plan_text

@@ -482,6 +482,8 @@ class ExactAnswerer(Readings):
         if plan.operation == "superlative" and plan.order_by == "count" and result.items and \
                 result.items[0].count is not None:
             count = result.items[0].count  # "who has the most paintings": Russell's 54
+        if plan.operation == "group" and plan.limit is not None and result.groups:
+            count = len(result.groups[0].items)  # "which year had the most": 1959's 78
         if not result.total and result.missing_relations:
             count = None  # "this graph records no R at all": not a count of none
         items = [self._item(it) for it in result.items[:MAX_ITEMS]]

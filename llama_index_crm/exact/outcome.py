@@ -24,7 +24,8 @@ class ExactAnswer:
         status: see the module table.
         text: the sentence a person reads.
         count: the number of members (count questions; 0 for an absent name); for a
-            ranking by count, the count of the first ("the most paintings": 54).
+            ranking by count, the count of the first ("the most paintings": 54; "the year
+            with the most exhibitions": 1959's 78).
         items: members with their values and evidence (up to :data:`~.answerer.MAX_ITEMS`).
         total: members in the complete set.
         plan: the executed plan.
