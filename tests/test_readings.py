@@ -528,3 +528,9 @@ def test_a_ranked_group_states_the_first_group_s_count(exhibitions: ExactAnswere
 def test_a_statement_then_how_many(namesakes: ExactAnswerer) -> None:
     answer = namesakes.answer("Paul Stein directed a lot of shows — how many exactly?")
     assert answer.status == "answered" and answer.count == 2, answer.plan_text
+
+
+def test_a_preamble_and_a_possessive_topic(namesakes: ExactAnswerer) -> None:
+    answer = namesakes.answer("I'm counting Rosa Adler's appearances: in how many "
+                              "exhibitions was she included?")
+    assert answer.status == "answered" and answer.count == 3, answer.plan_text

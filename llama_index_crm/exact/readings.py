@@ -65,11 +65,13 @@ _POINTER = re.compile(r"\b(?:it|them|him|he|she|they|its|their|his|her)\b", re.I
 _POSSESSIVE = re.compile(r"\b(its|their|his|her)\s+(\w+)", re.I)
 _PREAMBLE = re.compile(r"^(?:(?:i'?m|i am|we'?re|we are)\s+(?:looking\s+(?:into|at)|"
                        r"researching|studying|reading\s+about|interested\s+in|curious\s+"
-                       r"about|writing\s+about|working\s+on)|(?:question|quick question|"
-                       r"regarding|about|concerning|re)\b)[\s,:]*", re.I)
+                       r"about|writing\s+about|working\s+on|[a-z]+ing(?:\s+(?:up|on|for))?)|"
+                       r"(?:question|quick question|regarding|about|concerning|re)\b)[\s,:]*",
+                       re.I)
 _TOPIC_WORDS = frozenset({"the", "a", "an", "show", "exhibition", "exhibit", "of", "in",
                           "at", "moma", "museum", "retrospective", "inaugural", "famous",
-                          "so", "called", "titled", "named", "entitled"})
+                          "so", "called", "titled", "named", "entitled", "s", "appearances",
+                          "career", "record", "records", "history"})
 """Words a topic phrase may hold beside its name and say nothing more by."""
 _YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
 _BESIDE = " -–—,:;()[]"
@@ -177,7 +179,7 @@ class Readings:
             pointer = _POINTER.search(tail)
             if not head or pointer is None:
                 continue
-            head = _PREAMBLE.sub("", head).strip()
+            head = re.sub(r"(\w)['’]s\b", r"\1", _PREAMBLE.sub("", head).strip())
             spans = self._names_in(head, False)
             tokens = Lexicon.tokens(head, False)
             names = [" ".join(tokens[a:b]) for a, b in spans]
