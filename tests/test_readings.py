@@ -534,3 +534,10 @@ def test_a_preamble_and_a_possessive_topic(namesakes: ExactAnswerer) -> None:
     answer = namesakes.answer("I'm counting Rosa Adler's appearances: in how many "
                               "exhibitions was she included?")
     assert answer.status == "answered" and answer.count == 3, answer.plan_text
+
+
+def test_the_answerer_says_when_it_reads_a_topic_itself(exhibitions: ExactAnswerer) -> None:
+    # the pipeline's older inline-topic fallback ("X's directors") is skipped for these
+    assert exhibitions.reads_topic("Prints Today: who directed it?")
+    assert not exhibitions.reads_topic("who directed Prints Today?")
+    assert not exhibitions.reads_topic("Great — and who directed it?")

@@ -330,6 +330,11 @@ class ExactAnswerer(Readings):
             answer = replace(answer, text=f"{answer.text} ({'; '.join(by_maker)})")
         return replace(answer, understanding=understanding, language=language)
 
+    def reads_topic(self, question: str) -> bool:
+        """Whether the question names a topic first and points back to it, which
+        :meth:`answer` reads itself (the pronoun standing for the topic)."""
+        return bool(self._topics(question))
+
     def _hinted_only(self, plan: ExactPlan) -> str | None:
         """Why an empty result proves nothing when only a hint emptied it ("who painted the
         church at Asinou": it has a maker, and its paintings are recorded on a part of it,

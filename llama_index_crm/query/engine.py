@@ -393,7 +393,7 @@ class CrmQueryPipeline:
             logger.exception("the exact-answer layer failed on %r; retrieval answers", question)
             return ExactAnswer("retrieval_only", "", plan_text="exact layer error (see log)")
         inline = inline_topic(question) if not history and found.status != "answered" \
-            else None
+            and not self.answerer.reads_topic(question) else None
         if inline is not None:  # "the sculptor of T - where was he born?"
             text, said, topic = inline
             try:
