@@ -64,6 +64,9 @@ CLOSE_FOREIGN_RATIO = 85
 """The same for each word of a name in a translated question ("Nikosia", "Nicosia")."""
 CAPITALISED_NOUNS = frozenset({"de"})
 """Languages that write every noun with a capital: one capitalised word is no sign of a name."""
+PARTICIPLE = re.compile(r"(?:ed|made|built|drawn|taken|done|written|shot|cast|born)$")
+"""A verb form a title stands before ("the fighting temeraire painted"), not a noun
+("jury members") or a gerund ("retrospective: opening year")."""
 SUBJECT_AUX = frozenset({"did", "does", "do", "has", "have", "had", "was", "were", "is",
                          "are", "will", "would", "can", "could"})
 """Auxiliaries a question's subject follows ("how many churches did picasso paint")."""
@@ -420,7 +423,8 @@ class AbsenceCheck:
             return False  # "come from originally" (but "portraits of picasso")
         if before in NAME_CUES or not foreign and (before in verbs and not ordinary
                                                    or after in verbs and (
-                                                       not ordinary or before in SUBJECT_AUX)):
+                                                       not ordinary or before in SUBJECT_AUX
+                                                       or PARTICIPLE.search(after))):
             # "did picasso paint": a subject between an auxiliary and its verb, even a word
             # of the dictionary; "jury members of", "retrospective: opening": no subject
             # after a verb, an ordinary word is the verb's ("held here", "painted sunflowers")
