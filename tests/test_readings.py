@@ -541,3 +541,21 @@ def test_the_answerer_says_when_it_reads_a_topic_itself(exhibitions: ExactAnswer
     assert exhibitions.reads_topic("Prints Today: who directed it?")
     assert not exhibitions.reads_topic("who directed Prints Today?")
     assert not exhibitions.reads_topic("Great — and who directed it?")
+
+
+def test_a_count_after_a_name_and_a_year_in_apposition(namesakes: ExactAnswerer,
+                                                       exhibitions: ExactAnswerer) -> None:
+    answer = namesakes.answer("Paul Stein, exhibitions directed: how many?")
+    assert answer.status == "answered" and answer.count == 2, answer.plan_text
+    # Greta Hahn directed Three Painters (1950) and Two Sculptors (1951)
+    first = exhibitions.answer("exhibitions directed by Greta Hahn in her first year, 1950 "
+                               "— how many?")
+    assert first.status == "answered" and first.count == 1, first.plan_text
+
+
+def test_a_person_named_by_words_two_people_hold_is_absent(exhibitions: ExactAnswerer) -> None:
+    # a "Karl" (Karl Lenz) and a "Berg" (Anna Berg), no one named both: absent in any
+    # language; a name the graph holds is still answered
+    assert exhibitions.answer("Wann wurde Karl Berg geboren?").status == "not_found"
+    assert exhibitions.answer("¿Dónde nació Karl Berg?").status == "not_found"
+    assert exhibitions.answer("Wann wurde Anna Berg geboren?").status == "answered"

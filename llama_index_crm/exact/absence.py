@@ -182,7 +182,9 @@ class AbsenceCheck:
             near = [k for k in (self.crosslingual.candidates(text, strict=True)
                                 if _latin_words(text) else [])
                     if self._all_rare_words(text, self.crosslingual.shown(k))
-                    and self._of_kind(k, expected)]
+                    and self._of_kind(k, expected)
+                    and not (_person_shaped(text)
+                             and not _every_word_near(text, self.crosslingual.shown(k)))]
             if near:  # "saint Néophyte": no one name is clear, but the graph has the word
                 shown = ", ".join(dict.fromkeys(self.crosslingual.shown(k) for k in near[:5]))
                 return Proof(text, False, f"“{text}” shares a rare word with names of the "
@@ -196,6 +198,11 @@ class AbsenceCheck:
             spelt = [c for w in longs if (c := self.close_name(w, True))]
             # a word of a place's or a work's name may be translated ("Sainte-Croix"); a
             # person's name is spelt, each word of it ("Berthe Morisot" is no Bertha Lum)
+            if spelt and all(map(self._personal, spelt)) and _person_shaped(text) and \
+                    self.names is not None and not any(
+                        _every_word_near(text, c.name) for c in self.names.lookup(text)):
+                # "Eva Hesse": an "Eva" and a "Hess" in the graph, no one named both
+                return Proof(text, True)
             if spelt and (len(spelt) == len(longs) or not all(map(self._personal, spelt))):
                 return Proof(text, False, f"“{text}” may be spelt “{' '.join(spelt)}” in the "
                                           f"graph")
@@ -520,6 +527,24 @@ def typed_lower_word(question: str, word: str) -> bool:
     """Whether ``question`` types the folded ``word`` in lower case somewhere."""
     return any(fold_name(m.group()) == word and m.group().islower()
                for m in _WORD.finditer(question))
+
+
+def _person_shaped(text: str) -> bool:
+    """Two to four capitalised words and no joiner ("Gerhard Richter", not "San Nicola del
+    Tetto"): a person's name, spelt the same in every language."""
+    words = text.split()
+    return 2 <= len(words) <= 4 and all(w[:1].isupper() for w in words) and not any(
+        fold_name(w) in NAME_JOINERS for w in words)
+
+
+def _every_word_near(text: str, name: str) -> bool:
+    """Whether ``name`` holds a near form of every word of ``text`` ("Gerhard Richter" and
+    "Hans Richter": no)."""
+    from rapidfuzz import fuzz
+
+    words = fold_name(name).split()
+    return all(any(fuzz.ratio(w, v) >= RARE_WORD_RATIO for v in words)
+               for w in fold_name(text).split())
 
 
 def _latin_words(text: str) -> bool:
