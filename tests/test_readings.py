@@ -559,3 +559,28 @@ def test_a_person_named_by_words_two_people_hold_is_absent(exhibitions: ExactAns
     assert exhibitions.answer("Wann wurde Karl Berg geboren?").status == "not_found"
     assert exhibitions.answer("¿Dónde nació Karl Berg?").status == "not_found"
     assert exhibitions.answer("Wann wurde Anna Berg geboren?").status == "answered"
+
+
+@pytest.fixture(scope="module")
+def works_material(tmp_path_factory: pytest.TempPathFactory,
+                   models_cache: Path) -> ExactAnswerer:
+    folder = tmp_path_factory.mktemp("material")
+    graph = folder / "material.ttl"
+    graph.write_text(STATEMENTS.read_text(encoding="utf-8") + """
+ex:bronze a crm:E57_Material ; rdfs:label "bronze" .
+ex:oil a crm:E57_Material ; rdfs:label "oil" .
+ex:w3 crm:P45_consists_of ex:bronze .
+ex:w2 crm:P45_consists_of ex:oil .
+""", encoding="utf-8")
+    index = CrmGraphIndex.build([str(graph)], folder / "index", cache_dir=folder / "cache")
+    return answerer_for(index)
+
+
+def test_a_material_before_a_title_describes_the_work(works_material: ExactAnswerer) -> None:
+    # Owl at Dusk is bronze: "the bronze Owl at Dusk" is the work; "the oil Owl at Dusk"
+    # describes it wrongly and is not read so
+    answer = works_material.answer("the bronze Owl at Dusk was made by whom")
+    assert answer.status == "answered", answer.plan_text
+    assert [i["label"] for i in answer.items] == ["Teodor Vale"]
+    wrong = works_material.answer("the oil Owl at Dusk was made by whom")
+    assert "Teodor Vale" not in wrong.text or wrong.status != "answered"

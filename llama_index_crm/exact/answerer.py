@@ -454,7 +454,8 @@ class ExactAnswerer(Readings):
                 text = question
                 for words in ordinary:
                     text = re.sub(r"\b" + re.escape(words) + r"\b", " ", text, count=1)
-                readings.append((" ".join(text.split()), ""))
+                said = self._describing(question, ordinary)
+                readings.append((" ".join(text.split()), said))
             return ExactAnswer("retrieval_only", "", language=language, readings=readings,
                                plan_text="; ".join(p.reason for p in unproven)
                                + ": answered from retrieval")

@@ -137,6 +137,35 @@ class Readings:
         note = f"reading “{tie.text}” as the {kind}; {rest} no answer to it"
         return replace(answer, text=f"{answer.text} ({note})")
 
+    def _describing(self, question: str, words: Sequence[str]) -> str:
+        """A note when the one ordinary word left out is the material or type of the work
+        named right after it ("the bronze African Black Rhino …": the work is bronze), so
+        the reading is judged on its own words; "" otherwise."""
+        if len(words) != 1:
+            return ""
+        word = fold_name(words[0]).removeprefix("the ").strip()
+        after = re.search(re.escape(words[0]) + r"\s+(.+)$", question, re.IGNORECASE)
+        concepts = [c for c in self.names.exact(word, ["Concept"])][:3]
+        if after is None or not concepts:
+            return ""
+        for start, end in self._names_in(after.group(1), False)[:1]:
+            tokens = Lexicon.tokens(after.group(1), False)
+            works = [c for c in self.names.lookup(" ".join(tokens[start:end]))
+                     if c.category == "Thing"][:3]
+            held = {self.executor.node_id(c.node) for c in concepts} - {None}
+            for work in works:
+                node = self.executor.node_id(work.node)
+                if node is not None and held & self._within_two(node):
+                    return f"reading “{words[0]}” as what {work.name} is"
+        return ""
+
+    def _within_two(self, node: int) -> set[int]:
+        """The nodes one or two triples away from ``node`` (its material, through its
+        production or a part)."""
+        store = self.executor.store
+        near = store.neighbour_ids(node).tolist()
+        return set(near) | {n for m in near for n in store.neighbour_ids(m).tolist()}
+
     def _kinds_tied(self, plan: ExactPlan) -> list[Unresolved]:
         """A name the plan linked to one node that nodes of another kind carry as well
         (an artist, and the exhibition named after her): the tie, to be read each way."""
