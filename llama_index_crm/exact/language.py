@@ -144,7 +144,7 @@ class Lexicon:
         if not self.words:
             return question
         tokens = self.tokens(question, self.elision)
-        rewritten = self._rewritten(question)
+        rewritten = self.rewrite(question)
         if rewritten != question:  # an idiom with words between its parts, then the rest
             names = [tokens[a:b] for a, b in keep]
             question, tokens = rewritten, self.tokens(rewritten, self.elision)
@@ -201,9 +201,6 @@ class Lexicon:
             return question  # nothing of the lexicon's: the question as typed
         text = " ".join(out)
         return re.sub(r"\s+([?!.,;:])", r"\1", text)
-
-    def _rewritten(self, text: str) -> str:
-        return self.rewrite(text)
 
     def rewrite(self, text: str) -> str:
         """``text`` with this lexicon's :attr:`patterns` applied (the English ones also
