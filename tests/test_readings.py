@@ -584,3 +584,15 @@ def test_a_material_before_a_title_describes_the_work(works_material: ExactAnswe
     assert [i["label"] for i in answer.items] == ["Teodor Vale"]
     wrong = works_material.answer("the oil Owl at Dusk was made by whom")
     assert "Teodor Vale" not in wrong.text or wrong.status != "answered"
+
+
+@pytest.mark.parametrize("question", [
+    "the church with the oldest wall paintings",
+    "Welche Kirche hat die ältesten Wandmalereien?",
+    "Qual è la chiesa con gli affreschi più antichi?",
+])
+def test_the_church_with_the_oldest_paintings_was_painted_first(demo: ExactAnswerer,
+                                                               question: str) -> None:
+    answer = demo.answer(question)
+    assert answer.status == "answered", answer.plan_text
+    assert "Saint Nicholas of the Roof" in answer.text
