@@ -34,19 +34,13 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 from _machine import machine_info  # noqa: E402
+from exact import _percentile  # noqa: E402  # the exact-layer benchmark's percentile
 
 QUESTIONS = HERE / "questions" / "nmwa_heldout.jsonl"
 GRAPH = REPO.parent / "shared" / "datasets" / "nmwa" / "consolidated_data.n3.zip"
 NOTE = "computed over the index's triples, not on the endpoint: "
 GRAPH_IRI = "https://example.org/benchmark/graph"
 """The named graph Virtuoso holds the graph in."""
-
-
-def _percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    if not ordered:
-        return 0.0
-    return ordered[max(0, min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1))))]
 
 
 def _shape(answer: Any) -> tuple[Any, ...]:
