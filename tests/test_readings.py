@@ -17,11 +17,22 @@ from llama_index_crm.index import CrmGraphIndex
 STATEMENTS = Path(__file__).parent / "data" / "statements.ttl"
 
 
+def built(factory: pytest.TempPathFactory, name: str, graph: Path,
+          more: str = "") -> ExactAnswerer:
+    """The answerer of ``graph`` (with the Turtle ``more`` after it), built under a new
+    folder of ``factory``."""
+    folder = factory.mktemp(name)
+    if more:
+        text = graph.read_text(encoding="utf-8") + more
+        graph = folder / f"{name}.ttl"
+        graph.write_text(text, encoding="utf-8")
+    index = CrmGraphIndex.build([str(graph)], folder / "index", cache_dir=folder / "cache")
+    return answerer_for(index)
+
+
 @pytest.fixture(scope="module")
 def works(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> ExactAnswerer:
-    folder = tmp_path_factory.mktemp("statements")
-    index = CrmGraphIndex.build([str(STATEMENTS)], folder / "index", cache_dir=folder / "cache")
-    return answerer_for(index)
+    return built(tmp_path_factory, "statements", STATEMENTS)
 
 
 @pytest.fixture(scope="module")
@@ -176,11 +187,7 @@ def test_a_material_stated_only_in_words_counts_the_works(works_media: ExactAnsw
 
 @pytest.fixture(scope="module")
 def works_media(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> ExactAnswerer:
-    folder = tmp_path_factory.mktemp("media")
-    graph = folder / "media.ttl"
-    graph.write_text(STATEMENTS.read_text(encoding="utf-8") + MEDIA, encoding="utf-8")
-    index = CrmGraphIndex.build([str(graph)], folder / "index", cache_dir=folder / "cache")
-    return answerer_for(index)
+    return built(tmp_path_factory, "media", STATEMENTS, MEDIA)
 
 
 MEDIA = """
@@ -308,10 +315,7 @@ def test_a_period_dates_begin_in_is_no_empty_period(works: ExactAnswerer) -> Non
 
 @pytest.fixture(scope="module")
 def namesakes(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> ExactAnswerer:
-    folder = tmp_path_factory.mktemp("namesakes")
-    index = CrmGraphIndex.build([str(Path(__file__).parent / "data" / "namesakes.ttl")],
-                                folder / "index", cache_dir=folder / "cache")
-    return answerer_for(index)
+    return built(tmp_path_factory, "namesakes", Path(__file__).parent / "data" / "namesakes.ttl")
 
 
 def test_a_name_of_two_kinds_is_read_as_the_one_that_answers(namesakes: ExactAnswerer) -> None:
@@ -564,16 +568,12 @@ def test_a_person_named_by_words_two_people_hold_is_absent(exhibitions: ExactAns
 @pytest.fixture(scope="module")
 def works_material(tmp_path_factory: pytest.TempPathFactory,
                    models_cache: Path) -> ExactAnswerer:
-    folder = tmp_path_factory.mktemp("material")
-    graph = folder / "material.ttl"
-    graph.write_text(STATEMENTS.read_text(encoding="utf-8") + """
+    return built(tmp_path_factory, "material", STATEMENTS, """
 ex:bronze a crm:E57_Material ; rdfs:label "bronze" .
 ex:oil a crm:E57_Material ; rdfs:label "oil" .
 ex:w3 crm:P45_consists_of ex:bronze .
 ex:w2 crm:P45_consists_of ex:oil .
-""", encoding="utf-8")
-    index = CrmGraphIndex.build([str(graph)], folder / "index", cache_dir=folder / "cache")
-    return answerer_for(index)
+""")
 
 
 def test_a_material_before_a_title_describes_the_work(works_material: ExactAnswerer) -> None:
