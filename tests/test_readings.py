@@ -596,3 +596,10 @@ def test_the_church_with_the_oldest_paintings_was_painted_first(demo: ExactAnswe
     answer = demo.answer(question)
     assert answer.status == "answered", answer.plan_text
     assert "Saint Nicholas of the Roof" in answer.text
+
+
+def test_an_empty_result_of_a_name_read_loosely_is_no_absence(demo: ExactAnswerer) -> None:
+    # "Lagoudera" is a village; the planner reads it as a work whose name holds the word
+    # (a gospel book in an icon): its having no maker says nothing about Lagoudera
+    answer = demo.answer("who painted Lagoudera")
+    assert not (answer.status == "answered" and not answer.total), answer.text

@@ -313,6 +313,12 @@ class ExactAnswerer(Readings):
         unproven = self.empty.unproven(answer.result) if answer.result is not None else None
         if answer.result is not None and not answer.result.total and not unproven:
             unproven = self._hinted_only(plan)
+        loose = [a for a in plan.anchors if a.how in LOOSE_MATCHES | {"word"}]
+        if answer.result is not None and not answer.result.total and not unproven and loose:
+            # "who painted Lagoudera" read as a gospel book whose name holds the word: the
+            # empty result is the guess's, not the graph's answer about what was named
+            unproven = (f"“{loose[0].text}” was read as “{loose[0].label}” ({loose[0].how}), "
+                        f"and that reading finds nothing")
         if answer.result is not None and not answer.result.total and not unproven:
             guessed = unworded(answer.result.missing_relations, understanding)
             if guessed:  # "Asinou's painters" read as painters born in Asinou
