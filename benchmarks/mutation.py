@@ -63,6 +63,7 @@ COHERENT = "llama_index_crm/postprocessors/coherent.py"
 TRIPLES = "llama_index_crm/storage/triples.py"
 TERMS = "llama_index_crm/sources/_sparql_terms.py"
 EXECUTE = "llama_index_crm/exact/execute.py"
+VALUES = "llama_index_crm/exact/values.py"
 RANKING = "llama_index_crm/exact/ranking.py"
 ANSWERER = "llama_index_crm/exact/answerer.py"
 LINKING = "llama_index_crm/exact/linking.py"
@@ -148,9 +149,9 @@ MUTANTS: tuple[Mutant, ...] = (
            "    pick = int(np.argmax(relevance))\n", "    pick = int(np.argmax(base))\n",
            ("tests/test_postprocessors.py",),
            "the first pick is the boosted one, not the most relevant"),
-    Mutant("exact-century-as-decade", EXECUTE,
-           "    if high - low >= LONG_PERIOD:\n        return low <= span[0] <= high\n", "",
-           ("tests/test_exact.py", EXECUTE), "exact: a date must lie wholly in a century"),
+    Mutant("exact-century-as-decade", VALUES,
+           "    if begins or high - low >= LONG_PERIOD:\n", "    if begins:\n",
+           ("tests/test_exact.py", VALUES), "exact: a date must lie wholly in a century"),
     Mutant("exact-superlative-reversed", RANKING,
            "key=lambda i: (-key[i] if plan.descending else key[i],",
            "key=lambda i: (key[i] if plan.descending else -key[i],",

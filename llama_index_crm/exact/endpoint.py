@@ -37,16 +37,13 @@ from llama_index_crm.exact.execute import (
     TITLE_RELATION,
     UNTYPED_STATEMENTS,
     Executor,
-    _extreme,
-    within,
-    years_text,
 )
 from llama_index_crm.exact.linking import mentions, mentions_forms
 from llama_index_crm.exact.plan import ExactPlan, ValueFilter, Variable
 from llama_index_crm.exact.plan_endpoint import PlanEndpoint, Row, Span, batches, endpoint_year
 from llama_index_crm.exact.ranking import is_placeholder
 from llama_index_crm.exact.relations import Relation, RelationLexicon, type_label_names
-from llama_index_crm.exact.results import ExactResult, Item, Value
+from llama_index_crm.exact.results import ExactResult, Item, Value, extreme
 from llama_index_crm.exact.sparql import (
     MAX_EXCEPTIONS,
     DeferredValue,
@@ -59,9 +56,7 @@ from llama_index_crm.exact.sparql import (
     step_path,
     values_of_sparql,
 )
-from llama_index_crm.exact.values import (
-    month_of,
-)
+from llama_index_crm.exact.values import month_of, within, years_text
 from llama_index_crm.exact.wholes import BROADER_STEP, WHOLE_STEP
 from llama_index_crm.ontology import Ontology, Step
 from llama_index_crm.query.lexicon import singularise
@@ -303,7 +298,7 @@ class EndpointExecutor(Executor):
                     self._attach(items, self.lexicon[name], plan.hints)
                 if plan.order_by and plan.limit:
                     for item in items:  # "first painted": the earliest of its dates
-                        item.values = _extreme(item.values, plan.order_by, plan.descending)
+                        item.values = extreme(item.values, plan.order_by, plan.descending)
             elif plan.operation == "superlative":
                 self._rank(plan, result)
             elif plan.operation == "group":
@@ -388,7 +383,7 @@ class EndpointExecutor(Executor):
     def _judged(self, rows: Sequence[Row], deferred: Sequence[DeferredValue]) -> list[str]:
         """The distinct IRIs of ``?v0`` in solutions whose projected values pass their
         conditions as :meth:`Executor._value_filter` judges them: dates in their periods
-        (:func:`~.execute.within`), texts naming the words asked (a title filter: the
+        (:func:`~.values.within`), texts naming the words asked (a title filter: the
         member's own name too)."""
         return sorted({row[0] for row in self._kept(rows, deferred) if isinstance(row[0], str)})
 

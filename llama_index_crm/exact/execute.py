@@ -33,9 +33,10 @@ from llama_index_crm.exact.results import (
     Members,
     TripleIds,
     Value,
+    extreme,
     unique_items,
 )
-from llama_index_crm.exact.values import GraphValues
+from llama_index_crm.exact.values import GraphValues, within, years_text
 from llama_index_crm.exact.wholes import broader, wholes
 from llama_index_crm.ontology import CATEGORIES, Ontology
 from llama_index_crm.query.conversation import word_set
@@ -250,7 +251,7 @@ class Executor(Ranking):
                 self._attach(items, self.lexicon[name], plan.hints)
             if plan.operation == "value" and plan.order_by and plan.limit:
                 for item in items:  # "first painted": the earliest of its dates
-                    item.values = _extreme(item.values, plan.order_by, plan.descending)
+                    item.values = extreme(item.values, plan.order_by, plan.descending)
         elif plan.operation == "superlative":
             self._rank(plan, result)
         elif plan.operation == "group" and plan.group_by:
@@ -765,39 +766,3 @@ class Executor(Ranking):
         found = self.values_of([it.node for it in items], relation, hints)
         for item in items:
             item.values = item.values + found.get(item.node, [])
-
-
-LONG_PERIOD = 99
-"""Periods of this many years or more (centuries) match a date that begins in them;
-shorter ones (a decade, a year, a span) a date that lies wholly within them."""
-
-
-def within(span: tuple[int, int], period: tuple[int, int], begins: bool = False) -> bool:
-    """Whether a date falls in a period: begins in a century; lies within a decade
-    (``begins``: begins in it, as grouping by decade counts it).
-
-    >>> within((1795, 1805), (1700, 1799)), within((1795, 1805), (1790, 1799))
-    (True, False)
-    >>> within((1795, 1805), (1790, 1799), begins=True)
-    True
-    """
-    low, high = period
-    if begins or high - low >= LONG_PERIOD:
-        return low <= span[0] <= high
-    return span[0] >= low and span[1] <= high
-
-
-def years_text(span: tuple[int, int] | None) -> str:
-    if span is None:
-        return "undated"
-    return str(span[0]) if span[0] == span[1] else f"{span[0]}–{span[1]}"
-
-
-def _extreme(values: list[Value], relation: str, latest: bool) -> list[Value]:
-    """``values`` with only the earliest (or latest) dated value of ``relation`` kept."""
-    dated = [v for v in values if v.relation == relation and v.years]
-    if len(dated) < 2:
-        return values
-    pick = max if latest else min
-    best = pick(v.years[0] for v in dated if v.years)
-    return [v for v in values if v.relation != relation or (v.years and v.years[0] == best)]

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 
 from llama_index_crm.exact.plan import ExactPlan
 
-__all__ = ["ExactResult", "Group", "Item", "Members", "TripleIds", "Value", "unique_items"]
+__all__ = ["ExactResult", "Group", "Item", "Members", "TripleIds", "Value", "extreme",
+           "unique_items"]
 
 TripleIds = tuple[int, int, int]
 
@@ -103,3 +104,13 @@ def unique_items(items: Iterable[Item]) -> list[Item]:
             seen.add(item.node)
             out.append(item)
     return out
+
+
+def extreme(values: list[Value], relation: str, latest: bool) -> list[Value]:
+    """``values`` with only the earliest (or latest) dated value of ``relation`` kept."""
+    dated = [v for v in values if v.relation == relation and v.years]
+    if len(dated) < 2:
+        return values
+    pick = max if latest else min
+    best = pick(v.years[0] for v in dated if v.years)
+    return [v for v in values if v.relation != relation or (v.years and v.years[0] == best)]

@@ -17,7 +17,6 @@ from typing import NamedTuple
 import numpy as np
 
 from llama_index_crm.exact.execute import (
-    LONG_PERIOD,
     MAKER_NOUNS,
     MATERIAL_RELATION,
     NON_WORK_CLASSES,
@@ -28,6 +27,7 @@ from llama_index_crm.exact.execute import (
 from llama_index_crm.exact.paths import ASSIGNED, ASSIGNED_TO
 from llama_index_crm.exact.plan import Anchor, ExactPlan, Link, ValueFilter, Variable
 from llama_index_crm.exact.relations import TYPE_HEAD_JOINERS, Relation
+from llama_index_crm.exact.values import LONG_PERIOD
 from llama_index_crm.ontology import Step
 from llama_index_crm.query.lexicon import pluralise, singularise
 from llama_index_crm.rdf import RDF_VALUE, RDFS

@@ -26,8 +26,8 @@ from llama_index_crm.rdf import RDF_VALUE, RDFS, SKOS, Literal, decode_object
 from llama_index_crm.storage.names import node_categories
 from llama_index_crm.storage.triples import TripleStore
 
-__all__ = ["BEGIN_PROPERTIES", "END_PROPERTIES", "NO_YEAR", "GraphValues", "month_of", "span_of",
-           "year_of"]
+__all__ = ["BEGIN_PROPERTIES", "END_PROPERTIES", "LONG_PERIOD", "NO_YEAR", "GraphValues",
+           "month_of", "span_of", "within", "year_of", "years_text"]
 
 NO_YEAR = np.iinfo(np.int32).min
 """Marks a term without a known year."""
@@ -195,3 +195,29 @@ def month_of(text: str) -> tuple[int, int] | None:
     """
     match = _MONTH_RE.search(text)
     return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+LONG_PERIOD = 99
+"""Periods of this many years or more (centuries) match a date that begins in them;
+shorter ones (a decade, a year, a span) a date that lies wholly within them."""
+
+
+def within(span: tuple[int, int], period: tuple[int, int], begins: bool = False) -> bool:
+    """Whether a date falls in a period: begins in a century; lies within a decade
+    (``begins``: begins in it, as grouping by decade counts it).
+
+    >>> within((1795, 1805), (1700, 1799)), within((1795, 1805), (1790, 1799))
+    (True, False)
+    >>> within((1795, 1805), (1790, 1799), begins=True)
+    True
+    """
+    low, high = period
+    if begins or high - low >= LONG_PERIOD:
+        return low <= span[0] <= high
+    return span[0] >= low and span[1] <= high
+
+
+def years_text(span: tuple[int, int] | None) -> str:
+    if span is None:
+        return "undated"
+    return str(span[0]) if span[0] == span[1] else f"{span[0]}–{span[1]}"
