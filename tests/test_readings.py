@@ -603,3 +603,28 @@ def test_an_empty_result_of_a_name_read_loosely_is_no_absence(demo: ExactAnswere
     # (a gospel book in an icon): its having no maker says nothing about Lagoudera
     answer = demo.answer("who painted Lagoudera")
     assert not (answer.status == "answered" and not answer.total), answer.text
+
+
+def test_a_year_after_a_noun_dates_that_noun(exhibitions: ExactAnswerer) -> None:
+    # "who directed exhibitions in 1951": the exhibitions' year, not the directors' birth
+    answer = exhibitions.answer("who directed exhibitions in 1951")
+    assert answer.status == "answered"
+    assert {i["label"] for i in answer.items} == {"Greta Hahn", "Karl Lenz"}
+
+
+def test_a_year_no_word_ties_to_a_variable_proves_no_absence(exhibitions: ExactAnswerer) -> None:
+    # nothing in 1953: read as the exhibitions' year it finds none, but no word says whose
+    # year it is, so "there are no directors …" would be a guess
+    answer = exhibitions.answer("who directed exhibitions in 1953")
+    assert answer.status == "retrieval_only"
+    assert "whose date" in answer.plan_text
+    born = exhibitions.answer("which directors were born in 1953")
+    assert born.status == "answered" and born.total == 0  # the verb says whose year
+
+
+def test_a_count_threshold_no_plan_carries_is_unexplained(exhibitions: ExactAnswerer) -> None:
+    # "directed more than 1 show" must not list every director
+    answer = exhibitions.answer("which directors directed more than 1 show")
+    assert answer.status != "answered" or {i["label"] for i in answer.items} == {"Greta Hahn"}
+    top = exhibitions.answer("the top 1 director by number of exhibitions")
+    assert top.status == "answered" and [i["label"] for i in top.items] == ["Greta Hahn"]

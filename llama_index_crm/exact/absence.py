@@ -39,6 +39,7 @@ from llama_index_crm.storage.names import fold_name
 if TYPE_CHECKING:
     from llama_index_crm.exact.execute import ExactResult, Executor
     from llama_index_crm.exact.linking import Candidate, NameIndex
+    from llama_index_crm.exact.plan import ExactPlan
     from llama_index_crm.graph.data import GraphData
 
 __all__ = ["AbsenceCheck", "EmptyCheck", "Proof", "replace_words"]
@@ -697,6 +698,9 @@ class EmptyCheck:
             return (f"this graph records no {labels} at all, and the question names no node "
                     f"the reading could be checked on")
         if not result.total:
+            unnamed = self._unnamed_date(plan)
+            if unnamed is not None:
+                return unnamed
             for anchor in plan.anchors:
                 if var.category is not None and anchor.category == var.category:
                     return (f"the question names {anchor.label}, itself a "
@@ -726,6 +730,28 @@ class EmptyCheck:
                     if relation.value == "time" and self._dated(item.uri):
                         return (f"no {relation.label} on the plan's path, but the document "
                                 f"of {item.label} holds dates")
+        return None
+
+    def _unnamed_date(self, plan: ExactPlan) -> str | None:
+        """Why a period no word ties to one of several variables proves no absence ("who
+        directed exhibitions in 1940": the year may be the exhibitions' or the directors'
+        birth), else None."""
+        free = [v for v in plan.variables if v.anchor is None]
+        if len({v.category for v in free}) < 2:
+            return None  # "exhibitions in 1990": only the exhibitions can carry it
+        asked = set(fold_name(plan.question).split())
+        lexicon = self.executor.lexicon
+        for var in free:
+            for condition in var.filters:
+                if condition.years is None or condition.relation not in lexicon:
+                    continue
+                relation = lexicon[condition.relation]
+                said = {w for phrase in (*relation.verbs, *relation.nouns)
+                        for w in fold_name(phrase).split()}
+                if not said & asked:
+                    return (f"no word of the question says whose date {condition.years[0]} "
+                            f"is; it was read as the {relation.label} of the "
+                            f"{var.noun or 'members'}")
         return None
 
     def _linked(self, uri: str, category: str | None) -> int:

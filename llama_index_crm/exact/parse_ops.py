@@ -35,6 +35,7 @@ from llama_index_crm.exact.parse_words import (
     IMPERATIVE,
     NUMBERS,
     ORDINAL_RANKS,
+    PREPOSITIONS,
     SUPERLATIVE_PHRASES,
     SUPERLATIVES,
     TIME,
@@ -48,7 +49,7 @@ from llama_index_crm.exact.parse_words import (
 )
 from llama_index_crm.exact.plan import Anchor, ExactPlan, Link, Variable
 from llama_index_crm.exact.relations import Relation
-from llama_index_crm.query.lexicon import singularise
+from llama_index_crm.query.lexicon import pluralise, singularise
 from llama_index_crm.storage.names import fold_name
 
 __all__ = ["OperationParts"]
@@ -470,7 +471,10 @@ class OperationParts(LinkParts):
         idx = self.words.index(TIME) if TIME in self.words else len(self.words)
         before = [w for w in self.words[:idx]]
         relation = "creation-date"
-        target = head
+        # no verb names the date: the noun right before the time expression owns it ("the
+        # curators of exhibitions in 1955": the exhibitions' year, not the curators' birth)
+        owner = self._noun_before(before, slots)
+        target = owner or head
         for word in reversed(before):
             found = [r for r in self.p.relations_for(word) if r.value == "time"]
             if found:
@@ -481,7 +485,8 @@ class OperationParts(LinkParts):
                 break
         domain = self.p.lexicon[relation].domain
         if not fits(domain, target.category):
-            target = next((s for s in slots if fits(domain, s.category)), head)
+            if target is not owner:
+                target = next((s for s in slots if fits(domain, s.category)), head)
             if not fits(domain, target.category):
                 relation = {"Actor": "birth-date", "Event": "event-date"}.get(
                     target.category or "", "creation-date")
@@ -500,6 +505,17 @@ class OperationParts(LinkParts):
         if relation == "creation-date" and made:
             through = "created-by"  # the maker's own production carries the date
         target.filters.append(replace(condition, relation=relation, through=through))
+
+    @staticmethod
+    def _noun_before(before: Sequence[str], slots: Sequence[Slot]) -> Slot | None:
+        """The variable whose noun stands right before the time expression (prepositions
+        aside), if any."""
+        words = [w for w in before if w not in PREPOSITIONS]
+        if not words:
+            return None
+        last = words[-1]
+        return next((s for s in slots if s.anchor is None and s.noun and last in
+                     (s.noun, pluralise(s.noun), singularise(s.noun))), None)
 
     def _superlative(self, head: Slot, slots: list[Slot], order: tuple[str, bool],
                      limit: int | None, counted: Slot | None) -> Parsed:

@@ -357,7 +357,7 @@ def understand(question: str, plan: ExactPlan | None, words: PlannerWords,
             role = "grammar"
         else:
             role = _role(word, words, by_relation, names, nouns, categories, operation,
-                         ranked, anchors_focus, ranges)
+                         ranked, anchors_focus, ranges, plan.limit if plan is not None else None)
         out.append(Word(word, role))
     return Understanding(out)
 
@@ -396,12 +396,16 @@ def _asked_noun(question: str, words: PlannerWords,
 
 def _role(word: str, words: PlannerWords, by_relation: Mapping[str, set[str]],
           names: set[str], nouns: set[str], categories: set[str | None], operation: str,
-          ranked: bool, focus: bool, ranges: set[str]) -> str:
+          ranked: bool, focus: bool, ranges: set[str], limit: int | None = None) -> str:
     single = singularise(word)
     if word in names or single in names:  # "Bauhaus: 1919–1928": its years are its name
         return "name"
     if word.isdigit():
-        return "time" if len(word) == 4 or ranked else "operation"
+        if len(word) == 4:
+            return "time"
+        # "the top 3": the plan keeps that many; "directors of more than 10 shows": a
+        # threshold no plan carries
+        return "operation" if ranked and limit == int(word) else "unexplained"
     for relation, relation_words in by_relation.items():
         if word in relation_words or single in relation_words:
             return f"relation:{relation}"
