@@ -628,3 +628,27 @@ def test_a_count_threshold_no_plan_carries_is_unexplained(exhibitions: ExactAnsw
     assert answer.status != "answered" or {i["label"] for i in answer.items} == {"Greta Hahn"}
     top = exhibitions.answer("the top 1 director by number of exhibitions")
     assert top.status == "answered" and [i["label"] for i in top.items] == ["Greta Hahn"]
+
+
+@pytest.fixture(scope="module")
+def portraits(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> ExactAnswerer:
+    return built(tmp_path_factory, "portraits", Path(__file__).parent / "data" / "portraits.ttl")
+
+
+@pytest.mark.parametrize("question", ["Where was Mathilde Brand born?",
+                                      "where was the painter Mathilde Brand born"])
+def test_a_person_named_by_portraits_titled_after_her(portraits: ExactAnswerer,
+                                                      question: str) -> None:
+    # three portraits carry the title exactly; the person asked about is "Mathilde K. Brand"
+    answer = portraits.answer(question)
+    assert answer.status == "answered"
+    assert "Lyon" in answer.text
+
+
+def test_works_of_one_title_after_a_person_are_taken_together(portraits: ExactAnswerer) -> None:
+    answer = portraits.answer("who made Otto Lind?")
+    assert answer.status == "answered"
+    assert {"Clara Voss", "Ivo Marek"} <= {i["label"] for i in answer.items}
+    assert "all taken together" in answer.text
+    # no person carries the title: a tie of works, asked back
+    assert portraits.answer("who made Harbour View?").status == "ambiguous"

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 from llama_index_crm.exact.crosslingual import CrossLingualNames
 from llama_index_crm.exact.language import common_words
+from llama_index_crm.exact.parse_words import attribute_group
 from llama_index_crm.query.conversation import quoted_titles
 from llama_index_crm.query.lexicon import singularise
 from llama_index_crm.storage.names import fold_name
@@ -721,7 +722,10 @@ class EmptyCheck:
             lexicon = self.executor.lexicon
             for item in result.items:
                 for relation_id in plan.attributes:
-                    if any(v.relation == relation_id for v in item.values):
+                    # "the medium": its statement, materials or technique, any one answers
+                    family = {r.id for r in attribute_group(
+                        [lexicon[relation_id], *(lexicon[a] for a in plan.attributes)])}
+                    if any(v.relation in family for v in item.values):
                         continue
                     relation = lexicon[relation_id]
                     if relation.range in NODE_RANGES and self._linked(item.uri, relation.range):

@@ -586,6 +586,8 @@ def mentions_forms(text: str, name: str) -> bool:
 
 # -- linking outcomes (the planners' names to nodes) ----------------------------------
 VOCABULARY_CATEGORIES = frozenset({"Place", "Concept"})
+CLOSE_LINKS = frozenset({"exact", "stripped", "inverted", "stop-words", "short name", "qualifier"})
+"""Matches that hold the whole name asked (no surname alone, no misspelling, no part)."""
 """Kinds of node a vocabulary often holds twice under one name (a Getty city and its
 department, both "Paris"): a name that links to several such nodes takes them together."""
 
@@ -617,6 +619,23 @@ class Unresolved:
 
 TrialLink = Callable[[str, str | None, bool, Candidate], bool]
 """(relation id, category of the other side, inverse, candidate) → the link has members."""
+
+
+def _titled_after(best: Sequence[Candidate], fitting: Sequence[Candidate], text: str,
+                  prefer: Sequence[str]) -> list[Candidate]:
+    """Works that all carry one title, and the one person (or place) of the kind the
+    question asks about whose fuller name holds every word of it: that person ("where was
+    Mathew Brady born": Mathew B. Brady, not the three portraits titled "Mathew Brady").
+    Empty when there is no such reading."""
+    if {c.category for c in best} != {"Thing"} or len({fold_name(c.name) for c in best}) > 1:
+        return []
+    wanted = next((p for p in prefer if p != "Any"), None)
+    if wanted is None or wanted == "Thing":
+        return []
+    words = set(fold_name(text).split()) - STOP_WORDS
+    named = [c for c in fitting if c.category == wanted and c.how in CLOSE_LINKS
+             and words <= set(fold_name(c.name).replace(",", " ").split())]
+    return named if len({c.node for c in named}) == 1 else []
 
 
 def link_name(names: NameIndex, text: str, expected: Sequence[str] | None,
@@ -668,10 +687,14 @@ def link_name(names: NameIndex, text: str, expected: Sequence[str] | None,
         # the others are named after one of them ("apse of Panagia Phorbiottissa (Asinou)")
         base = [c for c in best if all(fold_name(c.name) in fold_name(o.name) for o in best)]
         best = base if len({c.node for c in base}) == 1 else best
+    if len({c.node for c in best}) > 1:
+        best = _titled_after(best, fitting, text, prefer) or best
     nodes = list(dict.fromkeys(c.node for c in best))
     same_name = len({fold_name(c.name) for c in best}) == 1 and {
         c.category for c in best} == {"Actor"} and len(nodes) >= SHARED_NAME_NODES
-    if len(nodes) > 1 and (same_name or all(
+    portraits = len(nodes) > 1 and {c.category for c in best} == {"Thing"} and len(
+        {fold_name(c.name) for c in best}) == 1 and bool(names.exact(text, ["Actor"]))
+    if len(nodes) > 1 and (same_name or portraits or all(
             c.category in VOCABULARY_CATEGORIES and c.how in {"exact", "stripped"}
             for c in best)):
         # places or terms of one name, or one name recorded again in every record ("The
