@@ -65,6 +65,7 @@ GRAPHS = {
     "acm": SHARED / "acm" / "consolidated_data.n3.zip",
 }
 ORDER = ["npg", "ycba", "moma", "demo", "acm"]
+_load_file = gold_runner.load_store  # the shared loader (one zip or a Turtle file)
 
 
 def load_store(path: Path) -> ox.Store:
@@ -84,7 +85,7 @@ def load_store(path: Path) -> ox.Store:
                         store.bulk_load(io.BytesIO(zf.read(name)), ox.RdfFormat.N_TRIPLES,
                                         lenient=True)
         return store
-    return gold_runner.load_store(path)
+    return _load_file(path)
 FIELDS = [
     "id",
     "dataset",
