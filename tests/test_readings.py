@@ -652,3 +652,42 @@ def test_works_of_one_title_after_a_person_are_taken_together(portraits: ExactAn
     assert "all taken together" in answer.text
     # no person carries the title: a tie of works, asked back
     assert portraits.answer("who made Harbour View?").status == "ambiguous"
+
+
+def test_a_person_after_an_actor_noun_in_another_language(portraits: ExactAnswerer) -> None:
+    # "le photographe Otto Lind": the person (born in Oslo), not the makers of the two
+    # portraits titled so, whose birthplace the graph does not record
+    answer = portraits.answer("Où est né le photographe Otto Lind ?")
+    assert answer.status == "answered" and "Oslo" in answer.text
+    assert "records no" not in answer.text
+
+
+@pytest.mark.parametrize("question", ["When was Ivo Marek's 'Quiet Bay' made?",
+                                      "Wann entstand Mareks Bildnis „Quiet Bay“?"])
+def test_a_maker_named_by_a_possessive_is_explained(portraits: ExactAnswerer,
+                                                    question: str) -> None:
+    answer = portraits.answer(question)
+    assert answer.status == "answered" and "1901" in answer.text
+
+
+def test_a_possessive_naming_another_maker_is_not_explained(portraits: ExactAnswerer) -> None:
+    # Clara Voss made no "Quiet Bay": the plan would answer another question
+    assert portraits.answer("When was Clara Voss's 'Quiet Bay' made?").status != "answered"
+
+
+@pytest.fixture(scope="module")
+def organizers(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> ExactAnswerer:
+    return built(tmp_path_factory, "organizers", Path(__file__).parent / "data" / "organizers.ttl")
+
+
+@pytest.mark.parametrize(("question", "who"), [
+    ("who organized Spring Salon?", "Lea Kron"),  # the role the event records
+    ("who organized Winter Salon?", "City Museum"),  # none recorded: who carried it out
+    ("who organized Spring Salon in 1950?", "Lea Kron"),  # the event's own year
+    ("who organized 12 Painters", "Jonas Falk"),  # a title of a number and a noun
+])
+def test_a_role_verb_reads_the_role_the_event_records(organizers: ExactAnswerer, question: str,
+                                                      who: str) -> None:
+    answer = organizers.answer(question)
+    assert answer.status == "answered"
+    assert [i["label"] for i in answer.items] == [who]

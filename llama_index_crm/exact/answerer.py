@@ -297,6 +297,13 @@ class ExactAnswerer(Readings):
                                 collection=self.institution,
                                 names=[maker for _, maker in chosen.values()])
         understanding.language = language
+        if not understanding.complete:  # "Copley's 'General Thomas Gage'": its maker named
+            makers = self._makers_named(plan, understanding.unexplained)
+            if makers:
+                understanding = covered(cover or asked, plan, self.lexicon,
+                                        collection=self.institution,
+                                        names=[*(m for _, m in chosen.values()), *makers])
+                understanding.language = language
         if not understanding.complete and plan.analyzer == "llm":
             # the LLM's plan leaves words out: validated like any plan, the rules plan instead
             return self._read(asked, history, None, language, cover)
@@ -583,6 +590,31 @@ class ExactAnswerer(Readings):
                 work, maker = hits.popitem()
                 chosen[fold_name(unresolved.text)] = (work, self.executor.label(maker))
         return chosen
+
+    def _makers_named(self, plan: ExactPlan, words: Sequence[str]) -> list[str]:
+        """The maker a question names beside the work it asks about ("Copley's 'General
+        Thomas Gage'", German "Copleys Bildnis …"): the words left unexplained, read as an
+        actor who made a work the plan names; [] when they are not."""
+        relation = self.lexicon.get("created-by")
+        works = [n for a in plan.anchors if a.category == "Thing" for n in a.nodes]
+        if relation is None or not works or not words or len(words) > 4:
+            return []
+        text = " ".join(words)
+        found: list[Candidate] = []
+        for form in dict.fromkeys([text, re.sub(r"s$", "", text)]):  # "copleys"
+            found = [c for c in self.names.lookup(form, ["Actor"], partial=False)
+                     if c.how not in {"misspelling"}]
+            if found:
+                break
+        wanted = {self.executor.node_id(c.node) for c in found} - {None}
+        ids = [n for n in (self.executor.node_id(w) for w in works) if n is not None]
+        if not wanted or not ids:
+            return []
+        walk = self.executor.walker.walk(relation, np.asarray(ids, dtype=np.int64))
+        makers = {int(n) for n in walk.node.tolist()} & wanted
+        if not makers:
+            return []
+        return [self.executor.label(n) for n in sorted(makers)] + [text]
 
     def _llm_parse(self, question: str, llm: LLM | LLMClient) -> Parsed | None:
         """The LLM planner's reading, or None (and a warning) when it fails."""

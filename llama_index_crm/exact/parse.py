@@ -333,14 +333,16 @@ class RulePlanner:
         Three Painters", "exhibitions of Gallery One" (two words or more, each capitalised,
         not opening the question, in a question not written in title case)."""
         words = [e.alt or e.word for e in block]
-        capital = [bool(e.text[:1].isupper()) and offset + k > 0 for k, e in enumerate(block)]
+        upper = [bool(e.text[:1].isupper()) and offset + k > 0 for k, e in enumerate(block)]
+        # a number in a title written as a name ("who organized 12 Photographers")
+        capital = [u or e.text.isdigit() for u, e in zip(upper, block, strict=True)]
         # the other words of the question, its first left out: in title case, capitals
         # say nothing ("Who Directed Three Painters")
         others = [(offset + k, e.text) for k, e in enumerate(block) if e.text]
 
         def as_name(k: int, n: int) -> bool:
             rest = [t for at, t in others if at > 0 and not offset + k <= at < offset + k + n]
-            return all(capital[k:k + n]) and (
+            return all(capital[k:k + n]) and any(upper[k:k + n]) and (
                 not rest or sum(t[:1].isupper() for t in rest) < 0.8 * len(rest))
 
         def skip(span: Sequence[str]) -> bool:

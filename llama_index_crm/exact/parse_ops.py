@@ -82,6 +82,12 @@ class OperationParts(LinkParts):
             text = fold_name(el.text)
             if kept_out or not text or any(text in s or s in text for s in said if s):
                 continue
+            holders = self.p.holders()
+            if any(c.node in holders for c in el.mention.candidates[:1]):
+                # "how many portraits of X has the National Portrait Gallery": the graph's
+                # own collection, which the plan counts in
+                self.notes.append(f"{el.text} holds the whole collection")
+                continue
             unused.append(el.text)
         return unused
 

@@ -125,7 +125,8 @@ class Readings:
         for candidate in tie.candidates:
             answer = self._read(asked, history, None, language, cover,
                                 settled={fold_name(tie.text): candidate.node})
-            if answer.status == "answered" and answer.total and answer.result is not None:
+            if answer.status == "answered" and answer.total and answer.result is not None \
+                    and _gives_values(answer):
                 found.append((candidate, answer))
         if len({c.category for c, _ in found}) != 1 or len(found) != 1:
             return None
@@ -248,10 +249,16 @@ class Readings:
             for match in _YEAR.finditer(asked):
                 between = asked[at.end():match.start()] if match.start() >= at.end() else \
                     asked[match.end():at.start()]
-                if between.strip(_BESIDE) or not years[0] <= int(match.group()) <= years[1]:
+                gap = between.strip(_BESIDE).lower()
+                # "who organized 12 Photographers in 1951": an event's own year
+                of_event = gap == "in" and match.start() >= at.end() and \
+                    anchor.category == "Event"
+                if gap and not of_event or not years[0] <= int(match.group()) <= years[1]:
                     continue
-                text = " ".join((asked[:match.start()].rstrip(_BESIDE) + " " +
-                                 asked[match.end():].lstrip(_BESIDE)).split())
+                before = asked[:match.start()].rstrip(_BESIDE)
+                if of_event:
+                    before = re.sub(r"\s+in$", "", before, flags=re.IGNORECASE)
+                text = " ".join((before + " " + asked[match.end():].lstrip(_BESIDE)).split())
                 out.append((text, f"reading “{match.group()}” as the date of "
                                   f"{anchor.label}"))
         return out
@@ -498,3 +505,14 @@ def typed_lower(question: str, text: str) -> bool:
         return False
     return any(fold_name(t) == words[0] and t.islower()
                for t in Lexicon.tokens(question, False))
+
+
+def _gives_values(answer: ExactAnswer) -> bool:
+    """Whether an answer gives what it was asked: a value question at least one value of
+    the relations asked ("where was the photographer of X born", read as a work titled X
+    whose photographer has no birthplace recorded, answers nothing)."""
+    plan = answer.plan
+    if plan is None or plan.operation != "value" or answer.result is None:
+        return True
+    asked = set(plan.attributes)
+    return any(v.relation in asked for item in answer.result.items for v in item.values)
