@@ -547,6 +547,8 @@ class ExactAnswerer(Readings):
             if not isinstance(link.target, Anchor):
                 continue
             if link.inverse:  # who —gave→ X: X's statement
+                if plan.operation not in {"list", "value"} or len(var.links) > 1:
+                    return None  # "which artist is most represented in X": not X's title
                 return replace(plan, variables=(Variable(anchor=link.target),),
                                operation="value", attributes=(fallback,))
             rest = tuple(x for x in var.links if x is not link)

@@ -415,6 +415,10 @@ class RulePlanner:
         """Relations a word names."""
         return self.lexicon.by_word(word)
 
+    def time_verb(self, word: str) -> bool:
+        """Whether a word is a verb of a date ("opened", "born")."""
+        return any(r.value == "time" and word in r.verbs for r in self.lexicon.by_word(word))
+
     def noun_category(self, word: str) -> str | None:
         """The category a class noun names."""
         return self.nouns.get(word)

@@ -395,10 +395,10 @@ class LinkParts(BuilderState):
             return False
         relation, inverse = found
         relation = self._role_named(relation, left if inverse else right)
-        relation = self._role_verb(relation, cue, right if inverse else left, inverse)
-        plain = all(w in PREPOSITIONS or w.startswith("⟨") for w in cue)
-        events = left.category == "Event" and right.category == "Actor"  # "opened at MoMA"
-        if (relation.id == "acquired-by" or plain or events) and right.anchor is not None and \
+        relation = self._role_verb(relation, cue, left, right, inverse)
+        # prepositions, and verbs the date read ("exhibitions opened at MoMA in 1939")
+        plain = all(w in PREPOSITIONS or w.startswith("⟨") or self.p.time_verb(w) for w in cue)
+        if (relation.id == "acquired-by" or plain) and right.anchor is not None and \
                 right.anchor.node in self.p.holders() and not any(
                     w in ACQUISITION_VERBS for w in cue):
             # "works at the YCBA", "does the museum have": the graph's own collection
@@ -426,10 +426,11 @@ class LinkParts(BuilderState):
                           and "artist" in r.nouns and r.fr == relation.fr), None)
         return named or relation
 
-    def _role_verb(self, relation: Relation, cue: Sequence[str], event: Slot,
+    def _role_verb(self, relation: Relation, cue: Sequence[str], left: Slot, right: Slot,
                    inverse: bool) -> Relation:
         """"Who organized E" where the graph records an "Organizer" role: that role, not
-        whoever carried E out (the museum); kept when E records no such role."""
+        whoever carried E out (the museum); kept when the node named (E, or the gallery of
+        "how many exhibitions did G organize") has no such role."""
         if relation.id != CARRIED_OUT:
             return relation
         verbs = [w for w in cue if w not in PREPOSITIONS and not w.startswith("⟨")]
@@ -438,12 +439,12 @@ class LinkParts(BuilderState):
         if not roles:
             return relation
         role = roles[0]
-        anchor = event.anchor
+        anchor = right.anchor
         trial = self.p.trial
         if anchor is None or trial is None:
             return role
         candidate = Candidate(anchor.node, anchor.label, anchor.category, 1.0, anchor.how)
-        return role if trial(role.id, "Actor", inverse, candidate) else relation
+        return role if trial(role.id, left.category, inverse, candidate) else relation
 
     def _relation_between(self, left: Slot, right: Slot,
                           cue: Sequence[str]) -> tuple[Relation, bool] | None:

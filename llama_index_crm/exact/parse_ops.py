@@ -482,6 +482,8 @@ class OperationParts(LinkParts):
         owner = self._noun_before(before, slots)
         target = owner or head
         for word in reversed(before):
+            if word in AUX:  # "who was the artist …": "was" alone names no date
+                continue
             found = [r for r in self.p.relations_for(word) if r.value == "time"]
             if found:
                 fitting = [r for r in found for s in slots if fits(r.domain, s.category)]
@@ -492,7 +494,10 @@ class OperationParts(LinkParts):
         domain = self.p.lexicon[relation].domain
         if not fits(domain, target.category):
             if target is not owner:
-                target = next((s for s in slots if fits(domain, s.category)), head)
+                # no word names whose date it is: an event's before a work's before an
+                # actor's birth ("the most exhibited artist 1929–1959": the exhibitions')
+                target = next((s for kind in ("Event", domain) for s in slots
+                               if s.category == kind), head)
             if not fits(domain, target.category):
                 relation = {"Actor": "birth-date", "Event": "event-date"}.get(
                     target.category or "", "creation-date")
