@@ -71,8 +71,6 @@ MAX_NAME_WORDS = 12
 _STOP = re.compile(r"[,;:?!()\[\]]")
 _WORD = re.compile(r"[^\W_][\w'’\-.]*", re.UNICODE)
 _OR = re.compile(r"\bor\b", re.IGNORECASE)
-_SENTENCE = re.compile(r"(?<!\s[A-Z])\.\s")
-"""A sentence's end (not an initial's: "Edward S. Curtis")."""
 _ISO = re.compile(r"^\s*(-?)(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
 
 
@@ -142,8 +140,8 @@ class Comparisons:
         executor: Executor
         lexicon: RelationLexicon
 
-        def _answer(self, asked: str, history: Sequence[tuple[str, str]], llm: Any,
-                    language: str) -> ExactAnswer: ...
+        def answer(self, question: str, history: Sequence[tuple[str, str]] = (),
+                   plan: ExactPlan | None = None, llm: Any = None) -> ExactAnswer: ...
 
     def _compared(self, asked: str, language: str) -> ExactAnswer | None:
         """The answer to a comparison of two named nodes, or None when ``asked`` is none
@@ -158,7 +156,7 @@ class Comparisons:
             questions = [compared.singles(name, category) for name in compared.names]
             for first, second in zip(*questions, strict=False):
                 tried = True
-                answers = [self._answer(q, (), None, language) for q in (first, second)]
+                answers = [self.answer(q) for q in (first, second)]  # in the planner's English
                 sides = [self._side(a, compared, category) for a in answers]
                 why = _unanswered(compared, [first, second], answers, sides)
                 if why is None:
@@ -179,14 +177,10 @@ class Comparisons:
             return None
         cut = ors[0]
         left, right = asked[:cut.start()], asked[cut.end():]
-        stop = list(_STOP.finditer(left))
-        left_from = stop[-1].end() if stop else 0
-        right_stop = _STOP.search(right)
-        right_to = right_stop.start() if right_stop else len(right)
-        lefts = list(_WORD.finditer(left, left_from))
-        rights = list(_WORD.finditer(right, 0, right_to))
-        first = self._named(left, [(m.start(), m.end()) for m in lefts], from_end=True)
-        second = self._named(right, [(m.start(), m.end()) for m in rights], from_end=False)
+        lefts = [(m.start(), m.end()) for m in _WORD.finditer(left)]
+        rights = [(m.start() + cut.end(), m.end() + cut.end()) for m in _WORD.finditer(right)]
+        first = self._named(asked, lefts, from_end=True)
+        second = self._named(asked, rights, from_end=False)
         if first is None or second is None:
             return None
         (a_start, a_end, a_kinds), (b_start, b_end, b_kinds) = first, second
@@ -195,12 +189,11 @@ class Comparisons:
             return None  # two kinds of node: no comparison
         spans = [(m.start(), m.end(), m.group()) for m in _WORD.finditer(asked)]
         words = tuple(w for _, _, w in spans)
-        b_start, b_end = b_start + cut.end(), b_end + cut.end()
         name_a = frozenset(i for i, (s, e, _) in enumerate(spans) if s >= a_start and e <= a_end)
         name_b = frozenset(i for i, (s, e, _) in enumerate(spans) if s >= b_start and e <= b_end)
         or_at = next(i for i, (s, _, _) in enumerate(spans) if s == cut.start())
         before = min(name_a) - 1
-        if before >= 0 and spans[before][1] > left_from and \
+        if before >= 0 and not _STOP.search(asked[spans[before][1]:a_start]) and \
                 fold_name(words[before]) not in BEFORE_NAMES:
             return None  # "works by A or B": a list, not a comparison
         folded = [fold_name(w) for w in words]
@@ -211,8 +204,8 @@ class Comparisons:
         c = at[0]
         kind, later = COMPARATIVES[folded[c]]
         comparative = {c}
-        if c > 0 and folded[c - 1] in {"the", "in"} and c - 1 not in taken:
-            comparative.add(c - 1)  # "the most", "in first"
+        if c > 0 and folded[c - 1] == "the" and c - 1 not in taken:
+            comparative.add(c - 1)  # "the most", "the first"
         noun: list[int] = []
         if kind == "count" and c + 1 < len(words) and folded[c + 1] in RECENT:
             kind, later = "age", True
@@ -239,8 +232,9 @@ class Comparisons:
         rest = [i for i in range(len(words)) if i not in skip and i not in after]
         if kind == "count" and any(i > max(noun) for i in rest):
             return None  # words after the names: not read here
-        names = (" ".join(words[i] for i in sorted(name_a)),
-                 " ".join(words[i] for i in sorted(name_b)))
+        names = (asked[a_start:a_end], asked[b_start:b_end])
+        if rest and rest[0] == 0:  # "Did A or B …": no capital inside the single question
+            words = (words[0].lower(), *words[1:])
         compared = Compared(names, kind, later, words, (name_a, name_b),
                             frozenset(comparative), tuple(rest), tuple(noun), tuple(after))
         if not rest and kind == "date":
@@ -249,11 +243,13 @@ class Comparisons:
 
     def _named(self, text: str, words: list[tuple[int, int]],
                from_end: bool) -> tuple[int, int, list[str]] | None:
-        """The longest run of ``words`` next to "or" that names nodes well: (start, end,
-        the kinds of node it names, best first)."""
+        """The longest run of ``words`` next to "or" that names nodes well (across commas:
+        "Alfred H. Barr, Jr."): (start, end, the kinds of node it names, best first)."""
         for size in range(min(len(words), MAX_NAME_WORDS), 0, -1):
             run = words[-size:] if from_end else words[:size]
             phrase = text[run[0][0]:run[-1][1]]
+            if re.search(r"[;:?!()\[\]]", phrase):
+                continue
             if fold_name(phrase) in COMPARATIVES or fold_name(phrase) in BEFORE_NAMES:
                 continue
             found = [c for c in self.names.lookup(phrase, fuzzy=False)
@@ -274,24 +270,29 @@ class Comparisons:
         if compared.kind == "count":
             if plan.operation != "count" or answer.count is None:
                 return None
-            said = _SENTENCE.split(answer.text.split(", among them")[0])[0].rstrip(".")
+            counted = answer.plan_text.split("\n")[0].removeprefix("count:").strip()
+            said = f"{counted}: {answer.count}" if counted else answer.text
             return Side(answer, anchor, count=answer.count, said=said)
         if plan.operation != "value" or answer.result is None or len(answer.result.items) != 1:
             return None
         item = answer.result.items[0]
-        spans = [s for s in (self._span(v.node, v.years) for v in item.values
+        spans = [s for s in (self._span(v.node, v.text, v.years) for v in item.values
                              if v.relation in plan.attributes) if s is not None]
         if not spans:
             return None
         span = (min(b for b, _ in spans), max(e for _, e in spans))
         return Side(answer, anchor, span=span, said=answer.text.split(" (")[0].rstrip("."))
 
-    def _span(self, node: str | None, years: tuple[int, int] | None
+    def _span(self, node: str | None, text: str, years: tuple[int, int] | None
               ) -> tuple[tuple[int, int, int], tuple[int, int, int]] | None:
-        """The first and last day a date value may be (its time-span's own dates, else its
-        years)."""
+        """The first and last day a date value may be (its time-span's own dates, or the
+        date it is, else its years)."""
         begins: list[tuple[int, int, int]] = []
         ends: list[tuple[int, int, int]] = []
+        if node is None:  # a date literal ("1936-03-02")
+            begin, end = _day(text, end=False), _day(text, end=True)
+            begins += [begin] if begin is not None else []
+            ends += [end] if end is not None else []
         at = self.executor.node_id(node) if node else None
         if at is not None:
             store = self.executor.store
@@ -319,6 +320,7 @@ class Comparisons:
         labels = [s.anchor.label for s in sides]
         said = ". ".join(s.said for s in sides) + "."
         if compared.kind == "count":
+            said = "Counted: " + "; ".join(s.said for s in sides) + "."
             if winner is None:
                 text = f"{labels[0]} and {labels[1]} are tied, with {first.count} each. {said}"
             else:
@@ -328,10 +330,12 @@ class Comparisons:
                         f"{lost.count} for {lost.anchor.label}). {said}")
         elif winner is None:
             same = first.span == second.span
-            text = (f"{labels[0]} and {labels[1]} have the same date as far as the graph "
-                    f"records it: neither comes first. {said}" if same else
-                    f"The graph's dates of {labels[0]} and {labels[1]} overlap, so they do "
-                    f"not tell which comes first. {said}")
+            text = (f"{labels[0]} and {labels[1]} have the same date in the graph "
+                    f"({_period(first.span)}): it does not tell which comes first. {said}"
+                    if same else
+                    f"The graph's dates of {labels[0]} ({_period(first.span)}) and "
+                    f"{labels[1]} ({_period(second.span)}) overlap, so they do not tell "
+                    f"which comes first. {said}")
         else:
             won = sides[winner]
             word = "later" if compared.later else "earlier"
@@ -426,8 +430,10 @@ def _understanding(compared: Compared, sides: Sequence[Side], language: str) -> 
             role = "operation"
         elif folded in QUESTION_WORDS:
             role = "question"
-        else:
-            role = roles.get(folded, "grammar")
+        elif i in compared.noun:
+            role = roles.get(folded, "type")
+        else:  # a word the single question holds in other words ("shows": exhibitions)
+            role = roles.get(folded, "grammar" if folded in POSSESSION else "compared")
         out.extend(Word(w, role) for w in folded.split())
     return Understanding(out, language)
 
@@ -442,6 +448,18 @@ def _day(text: str, end: bool) -> tuple[int, int, int] | None:
     month = int(match.group(3)) if match.group(3) else (12 if end else 1)
     day = int(match.group(4)) if match.group(4) else (31 if end else 1)
     return year, month, day
+
+
+def _period(span: tuple[tuple[int, int, int], tuple[int, int, int]] | None) -> str:
+    """A span of days as text: one day, one year, or its first and last day."""
+    if span is None:
+        return ""
+    (y0, m0, d0), (y1, m1, d1) = span
+    if span[0] == span[1]:
+        return f"{y0:04d}-{m0:02d}-{d0:02d}"
+    if y0 == y1 and (m0, d0, m1, d1) == (1, 1, 12, 31):
+        return str(y0)
+    return f"{y0:04d}-{m0:02d}-{d0:02d} to {y1:04d}-{m1:02d}-{d1:02d}"
 
 
 def _join(*words: str) -> str:
