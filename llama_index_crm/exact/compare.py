@@ -369,16 +369,17 @@ _AFTER_NOUN = frozenset({"here", "in", "at", "than", "or", "of", "by", "from", "
 
 def order(compared: Compared, first: Side, second: Side) -> int | None:
     """Which side wins (0, 1), or None for a tie (or dates that overlap)."""
+    later = compared.later  # the later date, the larger count
     if compared.kind == "count":
         a, b = first.count or 0, second.count or 0
         if a == b:
             return None
-        return 0 if (a > b) == compared.later else 1
+        return 0 if (a > b) == later else 1
     assert first.span is not None and second.span is not None
     if first.span[1] < second.span[0]:  # the first's date wholly before the second's
-        return 1 if compared.later else 0
+        return 1 if later else 0
     if second.span[1] < first.span[0]:
-        return 0 if compared.later else 1
+        return 0 if later else 1
     return None
 
 
