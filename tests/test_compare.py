@@ -14,7 +14,7 @@ from llama_index_crm.index import CrmGraphIndex
 
 EXHIBITIONS = Path(__file__).parent / "data" / "exhibitions.ttl"
 
-MORE = """
+MORE = r"""
 ex:p8 a crm:E21_Person ; rdfs:label "Hugo Reis" ; crm:P98i_was_born ex:p8birth ;
     crm:P100i_died_in ex:p8death .
 ex:p8birth a crm:E67_Birth ; crm:P4_has_time-span ex:p8birthts .
@@ -49,6 +49,21 @@ ex:w3prod a crm:E12_Production ; crm:P14_carried_out_by ex:p9 ;
 ex:w3ts a crm:E52_Time-Span ;
     crm:P82a_begin_of_the_begin "1915-01-01T00:00:00"^^xsd:dateTime ;
     crm:P82b_end_of_the_end "1915-12-31T23:59:59"^^xsd:dateTime .
+# dates as a museum dump wrote them: "1926\n1928-01-01" (two years in one literal)
+ex:w4 a crm:E22_Human-Made_Object ; rdfs:label "Plains Camp" ;
+    crm:P108i_was_produced_by ex:w4prod .
+ex:w4prod a crm:E12_Production ; crm:P14_carried_out_by ex:p9 ;
+    crm:P4_has_time-span ex:w4ts .
+ex:w4ts a crm:E52_Time-Span ;
+    crm:P82a_begin_of_the_begin "1926\n1928-01-01" ;
+    crm:P82b_end_of_the_end "1926\n1928-31-12" .
+ex:w5 a crm:E22_Human-Made_Object ; rdfs:label "Night Camp" ;
+    crm:P108i_was_produced_by ex:w5prod .
+ex:w5prod a crm:E12_Production ; crm:P14_carried_out_by ex:p8 ;
+    crm:P4_has_time-span ex:w5ts .
+ex:w5ts a crm:E52_Time-Span ;
+    crm:P82a_begin_of_the_begin "1927-01-01"^^xsd:date ;
+    crm:P82b_end_of_the_end "1927-12-31"^^xsd:date .
 """
 
 
@@ -90,6 +105,15 @@ def test_the_later_date_when_asked_for(graph: ExactAnswerer) -> None:
     assert made.text.startswith("Winter Field, with the earlier date of making")
 
 
+def test_a_date_written_with_two_years_spans_both(graph: ExactAnswerer) -> None:
+    # "1926\n1928-01-01" to "1926\n1928-31-12": 1926 to 1928, which 1927 lies within
+    overlap = graph.answer("Which is older, Plains Camp or Night Camp?")
+    assert overlap.status == "answered", overlap.plan_text
+    assert "Plains Camp (1926–1928)" in overlap.text and "overlap" in overlap.text
+    earlier = graph.answer("Which is older, Plains Camp or Winter Field?")
+    assert earlier.text.startswith("Winter Field, with the earlier date of making")
+
+
 def test_the_same_date_is_a_tie_and_overlapping_dates_settle_nothing(
         graph: ExactAnswerer) -> None:
     tie = graph.answer("Who was born first, Anna Berg or Otto Pohl?")
@@ -112,8 +136,8 @@ def test_the_same_date_is_a_tie_and_overlapping_dates_settle_nothing(
      [2, 1]),
     ("Wer hat mehr Ausstellungen geleitet, Karl Lenz oder Greta Hahn?",
      "Greta Hahn, with more (2 ", [1, 2]),
-    ("Who has more works here, Lea Roth or Hugo Reis?", "Hugo Reis, with more (2 ", [1, 2]),
-    ("Qui a le plus d'œuvres, Lea Roth ou Hugo Reis ?", "Hugo Reis, with more (2 ", [1, 2]),
+    ("Who has more works here, Lea Roth or Hugo Reis?", "Hugo Reis, with more (3 ", [2, 3]),
+    ("Qui a le plus d'œuvres, Lea Roth ou Hugo Reis ?", "Hugo Reis, with more (3 ", [2, 3]),
 ])
 def test_the_larger_count_is_named_with_both(graph: ExactAnswerer, question: str,
                                              first: str, counts: list[int]) -> None:

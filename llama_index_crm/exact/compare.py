@@ -71,7 +71,8 @@ MAX_NAME_WORDS = 12
 _STOP = re.compile(r"[,;:?!()\[\]]")
 _WORD = re.compile(r"[^\W_][\w'’\-.]*", re.UNICODE)
 _OR = re.compile(r"\bor\b", re.IGNORECASE)
-_ISO = re.compile(r"^\s*(-?)(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
+_ISO = re.compile(r"^\s*(-?)(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?"
+                  r"(?:T[\d:.]*(?:Z|[+-]\d{2}:?\d{2})?)?\s*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,9 +291,9 @@ class Comparisons:
         begins: list[tuple[int, int, int]] = []
         ends: list[tuple[int, int, int]] = []
         if node is None:  # a date literal ("1936-03-02")
-            begin, end = _day(text, end=False), _day(text, end=True)
-            begins += [begin] if begin is not None else []
-            ends += [end] if end is not None else []
+            days = _days(text)
+            begins += [days[0]] if days is not None else []
+            ends += [days[1]] if days is not None else []
         at = self.executor.node_id(node) if node else None
         if at is not None:
             store = self.executor.store
@@ -301,11 +302,11 @@ class Comparisons:
                 name = store.term(int(p)).rsplit("/", 1)[-1]
                 if not store.is_literal[int(o)]:
                     continue
-                day = _day(self.executor.values.label(int(o)), end=name in END_PROPERTIES)
-                if day is not None and name in BEGIN_PROPERTIES:
-                    begins.append(day)
-                if day is not None and name in END_PROPERTIES:
-                    ends.append(day)
+                days = _days(self.executor.values.label(int(o)))
+                if days is not None and name in BEGIN_PROPERTIES:
+                    begins.append(days[0])
+                if days is not None and name in END_PROPERTIES:
+                    ends.append(days[1])
         if begins and ends:
             return min(begins), max(ends)
         if years is None:
@@ -434,21 +435,28 @@ def _understanding(compared: Compared, sides: Sequence[Side], language: str) -> 
         elif i in compared.noun:
             role = roles.get(folded, "type")
         else:  # a word the single question holds in other words ("shows": exhibitions)
-            role = roles.get(folded, "grammar" if folded in POSSESSION else "compared")
+            role = roles.get(folded, "grammar" if folded in POSSESSION | NEUTRAL | AUXILIARIES
+                             else "compared")
         out.extend(Word(w, role) for w in folded.split())
     return Understanding(out, language)
 
 
-def _day(text: str, end: bool) -> tuple[int, int, int] | None:
-    """The day a date literal gives (its first or last day when it gives a month or a year
-    only)."""
+def _days(text: str) -> tuple[tuple[int, int, int], tuple[int, int, int]] | None:
+    """The first and last day a date literal may stand for: one day, a month or a year as
+    written ("1900-05-03", "1900"); a literal of any other form (a museum's "1926\\n1928-
+    31-12") every year written in it."""
     match = _ISO.match(text)
-    if match is None:
+    if match is not None:
+        year = int(match.group(2)) * (-1 if match.group(1) else 1)
+        month = int(match.group(3)) if match.group(3) else None
+        day = int(match.group(4)) if match.group(4) else None
+        if (month is None or 1 <= month <= 12) and (day is None or 1 <= day <= 31):
+            return ((year, month or 1, day or 1), (year, month or 12, day or 31))
+    years = [int(y) for y in re.findall(r"(?<!\d)\d{4}(?!\d)", text)]
+    if not years or re.search(r"-\d{4}|\bb\.?\s?c\b", text, re.IGNORECASE):
+        # no year, or one before the common era written otherwise: not read
         return None
-    year = int(match.group(2)) * (-1 if match.group(1) else 1)
-    month = int(match.group(3)) if match.group(3) else (12 if end else 1)
-    day = int(match.group(4)) if match.group(4) else (31 if end else 1)
-    return year, month, day
+    return (min(years), 1, 1), (max(years), 12, 31)
 
 
 def _period(span: tuple[tuple[int, int, int], tuple[int, int, int]] | None) -> str:
@@ -458,8 +466,8 @@ def _period(span: tuple[tuple[int, int, int], tuple[int, int, int]] | None) -> s
     (y0, m0, d0), (y1, m1, d1) = span
     if span[0] == span[1]:
         return f"{y0:04d}-{m0:02d}-{d0:02d}"
-    if y0 == y1 and (m0, d0, m1, d1) == (1, 1, 12, 31):
-        return str(y0)
+    if (m0, d0, m1, d1) == (1, 1, 12, 31):  # whole years
+        return str(y0) if y0 == y1 else f"{y0}–{y1}"
     return f"{y0:04d}-{m0:02d}-{d0:02d} to {y1:04d}-{m1:02d}-{d1:02d}"
 
 
