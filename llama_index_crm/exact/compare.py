@@ -32,6 +32,7 @@ from llama_index_crm.storage.names import fold_name
 if TYPE_CHECKING:
     from llama_index_crm.exact.execute import Executor
     from llama_index_crm.exact.linking import NameIndex
+    from llama_index_crm.exact.parse import RulePlanner
     from llama_index_crm.exact.relations import RelationLexicon
 
 __all__ = ["COMPARATIVES", "Compared", "Comparisons", "Side", "order", "shape"]
@@ -88,6 +89,8 @@ class Compared:
         rest: the words the single question keeps, in order (their indexes in ``words``).
         noun: the indexes of the counted noun's words (counts).
         after: the indexes of words after the noun ("here").
+        dropped: the indexes of the question words and what goes with them ("which of the
+            two", "which artist": ``classes``, a class noun of the names' kind).
     """
 
     names: tuple[str, str]
@@ -99,6 +102,8 @@ class Compared:
     rest: tuple[int, ...]
     noun: tuple[int, ...]
     after: tuple[int, ...]
+    dropped: frozenset[int] = frozenset()
+    classes: frozenset[int] = frozenset()
 
     def singles(self, name: str, category: str) -> list[str]:
         """The single-name questions to try for ``name``, in order."""
@@ -140,6 +145,7 @@ class Comparisons:
         names: NameIndex
         executor: Executor
         lexicon: RelationLexicon
+        planner: RulePlanner
 
         def answer(self, question: str, history: Sequence[tuple[str, str]] = (),
                    plan: ExactPlan | None = None, llm: Any = None) -> ExactAnswer: ...
@@ -223,8 +229,17 @@ class Comparisons:
                 return None
         question = [i for i, w in enumerate(folded) if w in QUESTION_WORDS
                     and i not in taken and i < min(name_a)]
-        dropped = set(question) | {i for i in range(len(words)) if folded[i] == "of"
-                                   and i - 1 in question}  # "which of"
+        dropped = set(question)
+        classes: set[int] = set()
+        for q in question:  # "which of the two", "which artist", "which of these works"
+            i = q + 1
+            while i < len(words) and i not in taken and i not in comparative:
+                if folded[i] in _PLAIN_NOUNS and self.planner.noun_category(folded[i]) in kinds:
+                    classes.add(i)
+                elif folded[i] not in _ASKED_AMONG:
+                    break
+                dropped.add(i)
+                i += 1
         if not question and folded[0] not in AUXILIARIES:
             return None  # no question of who or which
         skip = taken | comparative | set(noun) | dropped
@@ -237,7 +252,8 @@ class Comparisons:
         if rest and rest[0] == 0:  # "Did A or B …": no capital inside the single question
             words = (words[0].lower(), *words[1:])
         compared = Compared(names, kind, later, words, (name_a, name_b),
-                            frozenset(comparative), tuple(rest), tuple(noun), tuple(after))
+                            frozenset(comparative), tuple(rest), tuple(noun), tuple(after),
+                            frozenset(dropped), frozenset(classes))
         if not rest and kind == "date":
             compared = replace(compared, kind="age")
         return compared, kinds
@@ -363,6 +379,13 @@ class Comparisons:
                            backend=first.answer.backend)
 
 
+_PLAIN_NOUNS = frozenset({"person", "people", "artist", "artists", "work", "works", "object",
+                          "objects", "piece", "pieces", "exhibition", "exhibitions", "show",
+                          "shows", "event", "events"})
+"""Nouns after "which" that name no narrower class than the two named nodes' kind ("which
+artist", not "which photographer": that one is not checked)."""
+_ASKED_AMONG = frozenset({"of", "the", "these", "those", "them", "two", "both", "one"})
+"""Words after "which" that say among what ("which of the two")."""
 _AFTER_NOUN = frozenset({"here", "in", "at", "than", "or", "of", "by", "from", "for",
                          "there", "now", "today"})
 """Words that end the counted noun ("more works here", "more shows in total")."""
@@ -430,8 +453,10 @@ def _understanding(compared: Compared, sides: Sequence[Side], language: str) -> 
             role = "name"
         elif i in compared.comparative or folded == "or":
             role = "operation"
-        elif folded in QUESTION_WORDS:
-            role = "question"
+        elif i in compared.classes:
+            role = "class"
+        elif i in compared.dropped:
+            role = "question" if folded in QUESTION_WORDS else "grammar"
         elif i in compared.noun:
             role = roles.get(folded, "type")
         else:  # a word the single question holds in other words ("shows": exhibitions)
