@@ -298,7 +298,8 @@ class Comparisons:
         if not spans:
             return None
         span = (min(b for b, _ in spans), max(e for _, e in spans))
-        return Side(answer, anchor, span=span, said=answer.text.split(" (")[0].rstrip("."))
+        said, _ = _notes(answer.text)
+        return Side(answer, anchor, span=span, said=said.rstrip("."))
 
     def _span(self, node: str | None, text: str, years: tuple[int, int] | None
               ) -> tuple[tuple[int, int, int], tuple[int, int, int]] | None:
@@ -372,6 +373,9 @@ class Comparisons:
         evidence = [f"{s.anchor.label}: {line}" for s in sides for line in s.answer.evidence]
         plan_text = "compare: " + " | ".join(
             f"{s.anchor.label}: {s.answer.plan_text}" for s in sides)
+        notes = [n for side in sides for n in _notes(side.answer.text)[1]]
+        if notes:  # "reading “Arnold Newman” as Arnold A. Newman", said as the side said it
+            text = f"{text} ({'; '.join(dict.fromkeys(notes))})"
         return ExactAnswer("answered", text, None, items, 2, first.answer.plan, plan_text,
                            "\n\n".join(s.answer.sparql for s in sides), evidence,
                            result=first.answer.result, language=language,
@@ -482,6 +486,24 @@ def _days(text: str) -> tuple[tuple[int, int, int], tuple[int, int, int]] | None
         # no year, or one before the common era written otherwise: not read
         return None
     return (min(years), 1, 1), (max(years), 12, 31)
+
+
+def _notes(text: str) -> tuple[str, list[str]]:
+    """A single answer's sentence and the notes in brackets at its end ("reading “whistlr”
+    as James McNeill Whistler")."""
+    notes: list[str] = []
+    text = text.rstrip()
+    while text.endswith(")"):
+        depth = 0
+        for at in range(len(text) - 1, -1, -1):
+            depth += {")": 1, "(": -1}.get(text[at], 0)
+            if depth == 0:
+                break
+        if depth or at == 0:
+            break
+        notes.insert(0, text[at + 1:-1])
+        text = text[:at].rstrip()
+    return text, notes
 
 
 def _period(span: tuple[tuple[int, int, int], tuple[int, int, int]] | None) -> str:
