@@ -31,6 +31,7 @@ from llama_index.core.llms import LLM
 
 from llama_index_crm.errors import LLMUnavailable
 from llama_index_crm.exact.absence import AbsenceCheck, EmptyCheck, Proof, replace_words
+from llama_index_crm.exact.compare import Comparisons
 from llama_index_crm.exact.endpoint import EndpointExecutor, PlanEndpoint
 from llama_index_crm.exact.execute import TITLE_RELATION, ExactResult, Executor
 from llama_index_crm.exact.language import Lexicon, Lexicons
@@ -74,7 +75,7 @@ CATEGORY_NOUNS = {"Actor": "artist or other actor", "Thing": "work or object",
                   "Place": "place", "Event": "event", "Concept": "term"}
 
 
-class ExactAnswerer(Readings):
+class ExactAnswerer(Readings, Comparisons):
     """Answers questions exactly over one loaded index.
 
     Args:
@@ -175,6 +176,9 @@ class ExactAnswerer(Readings):
                 llm: LLM | LLMClient | None, language: str) -> ExactAnswer:
         """The question, in the planner's English (``asked``), read and read again."""
         asked = self._possessed(asked)  # "The Big I's creator": the creator of The Big I
+        compared = self._compared(asked, language)  # "who was born first, A or B?"
+        if compared is not None:
+            return compared
         english = self.lexicons.get("en")
         topics = self._topics(asked)
         for text, note in topics:  # "X — how many of their works are here?"
