@@ -691,3 +691,12 @@ def test_a_role_verb_reads_the_role_the_event_records(organizers: ExactAnswerer,
     answer = organizers.answer(question)
     assert answer.status == "answered"
     assert [i["label"] for i in answer.items] == [who]
+
+
+@pytest.mark.parametrize("question", ["Who made Quiet Bay, and in what year?",
+                                      "when and by whom was Quiet Bay made"])
+def test_who_and_when_answers_both(portraits: ExactAnswerer, question: str) -> None:
+    # the maker is asked too, not a condition the date is read under
+    answer = portraits.answer(question)
+    assert answer.status == "answered"
+    assert "1901" in answer.text and "Ivo Marek" in answer.text

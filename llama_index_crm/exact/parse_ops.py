@@ -446,9 +446,27 @@ class OperationParts(LinkParts):
         if relation.value == "time" and ends:  # "when was Asinou first painted": the earliest
             extreme = {"order_by": relation.id, "descending": ends[0] in {"last", "latest"},
                        "limit": 1}
-        plan = self._plan(ordered(subject), "value", attributes=tuple(r.id for r in group),
-                          hints=hints, **extreme)
+        asked = tuple(r.id for r in group) + self._asked_too(subject, group, slots)
+        plan = self._plan(ordered(subject), "value", attributes=asked, hints=hints, **extreme)
         return self._done(plan)
+
+    def _asked_too(self, subject: Slot, group: Sequence[Relation],
+                   slots: list[Slot]) -> tuple[str, ...]:
+        """Relations a question asks of the subject beside its value ("who painted X, and
+        when"): a bare "who" linked to it is a value asked too, not a condition (the slot
+        is dropped from ``slots``)."""
+        category = subject.anchor.category if subject.anchor else subject.category
+        more: list[str] = []
+        for slot in list(slots):
+            if slot is subject or slot.anchor is not None or slot.filters or \
+                    slot.noun not in WH or len(slot.links) != 1 or slot.links[0][1] is not subject:
+                continue
+            relation = self.p.lexicon[slot.links[0][0]]
+            if fits(relation.domain, category) and relation.value == "node" and \
+                    relation not in group and relation.id not in more:
+                slots.remove(slot)
+                more.append(relation.id)
+        return tuple(more)
 
     def _relink(self, subjects: Sequence[Slot], attributes: Sequence[Relation]) -> bool:
         """Link the first named subject again, to a node of the kind an asked attribute
