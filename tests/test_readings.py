@@ -700,3 +700,11 @@ def test_who_and_when_answers_both(portraits: ExactAnswerer, question: str) -> N
     answer = portraits.answer(question)
     assert answer.status == "answered"
     assert "1901" in answer.text and "Ivo Marek" in answer.text
+
+
+def test_a_type_stated_only_in_the_medium(portraits: ExactAnswerer) -> None:
+    # "Blue Door" has no type; its medium statement says screenprint
+    answer = portraits.answer("Show me Clara Voss's prints")
+    assert answer.status == "answered"
+    assert {i["label"] for i in answer.items} == {"Red Door", "Blue Door"}
+    assert "medium statement" in answer.text

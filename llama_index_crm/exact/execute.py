@@ -567,6 +567,8 @@ class Executor(Ranking):
             if any(self._type_labels.get(n) for n in members) or any(
                     self.graph_types(fold_name(word)) for word in types):
                 typed = {n: ev for n, ev in members.items() if self._typed(n, types)}
+                if var.category == "Thing":  # untyped works whose medium says it
+                    typed.update(self._stated_type(members, typed, types))
                 others = {n: ev for n, ev in members.items() if n not in typed}
                 members = {**self._wholes(others, types, typed), **typed}
             elif members:  # "which country…" where places carry no type: not checked
@@ -577,6 +579,26 @@ class Executor(Ranking):
                     link.relation == condition.through for link in var.links):
                 members = self._value_filter(members, condition)
         return members
+
+    def _stated_type(self, members: Members, typed: Members,
+                     types: Sequence[str]) -> Members:
+        """Works with no type at all whose medium statement names the type asked ("Screen
+        print on Japanese paper" for "prints"), said in a note."""
+        relation = self.lexicon.get("medium-statement")
+        bare = [n for n in members if n not in typed and not self._type_labels.get(n)]
+        if relation is None or not bare:
+            return {}
+        wanted = {f for t in types for w in fold_name(t).split()
+                  for f in (w, singularise(w), pluralise(w))}
+        found: Members = {}
+        for node, values in self.values_of(bare, relation).items():
+            words = {w for v in values for w in fold_name(v.text).split()}
+            if any(w.endswith(f) for w in words for f in wanted if len(f) > 3):
+                found[node] = members[node]  # "print" in "screenprint" too
+        if found:
+            self._notes.append(f"{len(found)} with no type recorded, read as "
+                               f"{'/'.join(types)} from their medium statement")
+        return found
 
     def graph_types(self, word: str, actors: bool = False) -> bool:
         """Whether the graph types some nodes (``actors``: some actors) with a type the
@@ -755,8 +777,9 @@ class Executor(Ranking):
                 label = re.sub(r"T\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?$", "",
                                self.values.label(node))
             text = label if label and not label.endswith("(unlabelled)") else years_text(span)
-            if span is not None and not any(ch.isdigit() for ch in text):
-                text = f"{text} ({years_text(span)})"
+            if span is not None and (not any(ch.isdigit() for ch in text) or str(
+                    span[0]) not in text and re.match(r"(?:ca\.?|c\.|circa|about)\s", text)):
+                text = f"{text} ({years_text(span)})"  # "ca. 1768 (1763–1773)"
             return Value(text, uri, span, None, witness, event)
         if relation.value == "text":
             return Value(self.values.text(node) or self.label(node), uri, None, None, witness,

@@ -404,7 +404,11 @@ class LinkParts(BuilderState):
             # "works at the YCBA", "does the museum have": the graph's own collection
             self.notes.append(f"{right.anchor.label} holds the whole collection")
             return True
-        left.links.append((relation.id, right, inverse, hints or self._hints(relation, cue)))
+        # the members' own noun is their type, no event's ("Kitaj's prints": works typed
+        # or described as prints, not only those whose production is typed printing)
+        own = frozenset({singularise(left.noun)} if left.noun and left.category == "Thing"
+                        else ())
+        left.links.append((relation.id, right, inverse, hints or self._hints(relation, cue, own)))
         if left.noun and singularise(left.noun) in relation.nouns and not inverse:
             left.types.clear()  # "portraits of X": works depicting X, whatever their type
         return True
@@ -493,9 +497,14 @@ class LinkParts(BuilderState):
             words = ["depicted"]  # "who is in it": people are in a picture
         return self._relation(words, left, right, default, anchor)
 
-    def _hints(self, relation: Relation, cue: Sequence[str]) -> tuple[str, ...]:
+    def _hints(self, relation: Relation, cue: Sequence[str],
+               own: frozenset[str] = frozenset()) -> tuple[str, ...]:
+        """Event-type words the cue's verbs give the relation ("painted": a painting
+        campaign); ``own``: the linked slots' nouns, which type them, not an event."""
         found: list[str] = []
         for word in [*cue, *self.verbs]:
+            if singularise(word) in own:
+                continue
             for stem, hints in relation.event_hints.items():
                 if word.startswith(stem):
                     found += [h for h in hints if h not in found]
