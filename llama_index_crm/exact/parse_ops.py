@@ -446,8 +446,8 @@ class OperationParts(LinkParts):
         if relation.value == "time" and ends:  # "when was Asinou first painted": the earliest
             extreme = {"order_by": relation.id, "descending": ends[0] in {"last", "latest"},
                        "limit": 1}
-        asked = tuple(r.id for r in group) + self._asked_too(subject, group, slots)
-        plan = self._plan(ordered(subject), "value", attributes=asked, hints=hints, **extreme)
+        wanted_ids = tuple(r.id for r in group) + self._asked_too(subject, group, slots)
+        plan = self._plan(ordered(subject), "value", attributes=wanted_ids, hints=hints, **extreme)
         return self._done(plan)
 
     def _asked_too(self, subject: Slot, group: Sequence[Relation],
