@@ -708,3 +708,19 @@ def test_a_type_stated_only_in_the_medium(portraits: ExactAnswerer) -> None:
     assert answer.status == "answered"
     assert {i["label"] for i in answer.items} == {"Red Door", "Blue Door"}
     assert "medium statement" in answer.text
+
+
+def test_a_name_also_a_surname_proves_no_absence(portraits: ExactAnswerer) -> None:
+    # "Lind" is a place exactly, and Otto Lind's surname: nothing depicts the place, which
+    # proves nothing about the portraits of Otto Lind
+    answer = portraits.answer("portraits of Lind")
+    assert answer.status != "not_found" and "no portraits" not in answer.text
+    assert answer.count != 0
+
+
+def test_words_only_in_titles_read_as_title_words(portraits: ExactAnswerer) -> None:
+    # "Dallas" is a place, "Harbour Mill" no node: the words are the title's
+    answer = portraits.answer("Ivo Marek's pictures of the Dallas Harbour Mill")
+    assert answer.status == "answered"
+    assert [i["label"] for i in answer.items] == ["Noon at the Dallas Harbour Mill, 1913"]
+    assert "title" in answer.text

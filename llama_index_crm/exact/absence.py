@@ -40,10 +40,14 @@ from llama_index_crm.storage.names import fold_name
 if TYPE_CHECKING:
     from llama_index_crm.exact.execute import ExactResult, Executor
     from llama_index_crm.exact.linking import Candidate, NameIndex
-    from llama_index_crm.exact.plan import ExactPlan
+    from llama_index_crm.exact.plan import Anchor, ExactPlan
     from llama_index_crm.graph.data import GraphData
 
 __all__ = ["AbsenceCheck", "EmptyCheck", "Proof", "replace_words"]
+
+CLOSE_OTHER = frozenset({"exact", "stripped", "inverted", "stop-words", "short name", "surname",
+                         "given name", "qualifier"})
+"""Matches by which a name also names a node of another kind (no misspelling, no part)."""
 
 logger = logging.getLogger(__name__)
 
@@ -679,6 +683,22 @@ class EmptyCheck:
             return None
         return next((c.category for c in names.exact(text) if c.category != category), None)
 
+    def _also_named(self, plan: ExactPlan, anchor: Anchor) -> str | None:
+        """The kind of other nodes the anchor's words name closely too, of a kind its link
+        takes ("portraits of Lincoln": two places, and people of that surname), if any."""
+        names = self.names
+        if names is None or not anchor.text:
+            return None
+        lexicon = self.executor.lexicon
+        sides = [lexicon[link.relation].domain if link.inverse else lexicon[link.relation].range
+                 for v in plan.variables for link in v.links
+                 if link.target == anchor and link.relation in lexicon]
+        for kind in ("Actor", "Place", "Thing", "Event"):
+            if kind != anchor.category and any(side in {"Any", kind} for side in sides) and any(
+                    c.how in CLOSE_OTHER for c in names.lookup(anchor.text, [kind])):
+                return kind
+        return None
+
     def unproven(self, result: ExactResult) -> str | None:
         """Why the absence ``result`` states is not proven (None: it is, or none is stated)."""
         if self.data is None:
@@ -713,7 +733,7 @@ class EmptyCheck:
                                 f"{linked} {(var.category or 'node').lower()}(s) by other "
                                 f"paths of the graph")
                 other = self._other_kind(anchor.text, anchor.category) \
-                    if anchor.category == "Concept" else None
+                    if anchor.category == "Concept" else self._also_named(plan, anchor)
                 if other is not None:  # "the photo rocking chair": a work titled so, not
                     # the term the plan read (a term is the loosest reading of a name)
                     return (f"the plan's path finds none, but “{anchor.text}” also names a "

@@ -58,6 +58,7 @@ __all__ = ["ExactAnswer", "ExactAnswerer", "Status", "answerer_for"]
 
 logger = logging.getLogger(__name__)
 
+_TITLE_WORDS = frozenset({"titled", "title", "titles", "named", "called", "entitled"})
 _BY_MAKER = re.compile(r"\bby\s+([^?!.,;]+)", re.IGNORECASE)
 MAX_HISTORY = 3
 """Earlier turns searched for what a pronoun points back to."""
@@ -434,6 +435,10 @@ class ExactAnswerer(Readings, Comparisons):
                                                   expected=m.expected)
                                for m in missing]
         unproven = [p for p in proofs if not p.proven]
+        if len(missing) == 1:
+            titled = self._titled(question, missing[0], language)
+            if titled is not None:  # "Lewis Hine's pictures of the Dallas Cotton Mill"
+                return titled
         if len(unproven) == 1 and unproven[0].describes and len(proofs) == 1:
             described = self._described(question, unproven[0].text, language)
             if described is not None:
@@ -646,6 +651,33 @@ class ExactAnswerer(Readings, Comparisons):
             "evidence": [(store.term(s), store.term(p), store.term(o)) for s, p, o in
                          dict.fromkeys(triples)],
         }
+
+    def _titled(self, question: str, missing: Missing, language: str) -> ExactAnswer | None:
+        """Works asked for by words no node is named but works' titles hold ("pictures of
+        the Dallas Cotton Mill", "photographs titled with Great Spruce Head Island"): read
+        as works with those words in their title, said so; None otherwise."""
+        if not any(c.how == "partial" and c.category == "Thing" for c in missing.elsewhere):
+            return None
+        words = fold_name(question).split()
+        if not any(self.planner.nouns.get(w) == "Thing" or w in _TITLE_WORDS for w in words):
+            return None  # a person or a place asked about: absent as itself
+        span = re.escape(missing.text).replace(r"\ ", r"\s+")
+        # the capitalised words just before it are the title's too ("the Dallas Cotton Mill")
+        run = re.search(rf"(?:\b[A-Z][\w'’.-]*\s+)*{span}", question)
+        said = " ".join(run.group().split()) if run and run.start() else missing.text
+        span = re.escape(said).replace(r"\ ", r"\s+")
+        text, n = re.subn(rf"(?:\b(?:titled|named|called|entitled)\s+(?:with\s+|after\s+)?"
+                          rf"|\b(?:of|about|showing|depicting|with)\s+)?(?:the\s+)?"
+                          rf"[“\"']?{span}[”\"']?", f" with “{said}” in the title",
+                          question, count=1, flags=re.IGNORECASE)
+        if not n:
+            return None
+        text = re.sub(r"\b(?:are|is|were|was)\s+(?=with “)", "", " ".join(text.split()))
+        answer = self._read(text, (), None, language)
+        if answer.status != "answered" or not answer.total:
+            return None
+        return replace(answer, text=f"{answer.text} (no node is named “{said}”; read as "
+                                    f"words of the titles)")
 
     def _not_found(self, missing: Sequence[Missing]) -> ExactAnswer:
         parts = []

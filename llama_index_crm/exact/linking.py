@@ -673,6 +673,10 @@ def link_name(names: NameIndex, text: str, expected: Sequence[str] | None,
     best = [c for c in fitting if c.score == fitting[0].score]
     if len(best) > 1 and relation and trial is not None:
         best = [c for c in best if trial(relation, other, inverse, c)] or best
+    named = [c for c in best if c.category != "Thing"]
+    if len({c.node for c in named}) == 1 and len(best) > 2 and prefer[:1] != ["Thing"] and \
+            len({fold_name(c.name) for c in best}) == 1:
+        best = named  # works titled after one place or person ("pictures of Brighton")
     if len({c.node for c in best}) > 1 and len({c.category for c in best}) > 1:
         for category in prefer:  # the kind the question asks about
             kept = [c for c in best if c.category == category]

@@ -450,6 +450,15 @@ class LinkParts(BuilderState):
         candidate = Candidate(anchor.node, anchor.label, anchor.category, 1.0, anchor.how)
         return role if trial(role.id, left.category, inverse, candidate) else relation
 
+    def _makes(self, works: Slot, actor: Slot) -> bool:
+        """Whether the named actor made works ("X's portraits": by X when X made any)."""
+        anchor, trial = actor.anchor, self.p.trial
+        if anchor is None or trial is None or anchor.category != "Actor" or \
+                works.category != "Thing":
+            return False
+        candidate = Candidate(anchor.node, anchor.label, anchor.category, 1.0, anchor.how)
+        return trial("created-by", works.category, False, candidate)
+
     def _relation_between(self, left: Slot, right: Slot,
                           cue: Sequence[str]) -> tuple[Relation, bool] | None:
         words = [w for w in cue if w not in {"⟨adj⟩", "⟨poss⟩"} and w not in DETERMINERS]
@@ -463,6 +472,8 @@ class LinkParts(BuilderState):
                      for inverse in (False, True)
                      if fits(r.domain, left.category if not inverse else right.category) and
                      fits(r.range, right.category if not inverse else left.category)]
+            if named and not words and self._makes(left, right):
+                named = []  # "Gilbert Stuart's portraits", "Hine's pictures": his works
             if named:  # "portraits of X"; inverse: "the artists in exhibition E" (its roles)
                 return named[0]
         other = singularise(right.noun or "")
