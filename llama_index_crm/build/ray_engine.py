@@ -33,6 +33,7 @@ import logging
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import Any
@@ -44,7 +45,7 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index_crm.build.builder import DocumentBuilder, FRPaths, _ChunkCounts, default_workers
 from llama_index_crm.build.source_server import SourceServer, serves_workers
 from llama_index_crm.embeddings import BatchRunner, encode_batch, load_embed_model
-from llama_index_crm.errors import CrmError
+from llama_index_crm.errors import CrmError, WorkerError
 from llama_index_crm.ontology import Ontology, find_config_dir
 from llama_index_crm.sources.base import GraphSource, source_factory
 
@@ -67,39 +68,47 @@ def import_ray() -> ModuleType:
     return ray
 
 
-class _ChunkActor:
-    """A Ray actor's builder: what a worker process of the build holds."""
+class _BuildActor:
+    """A Ray actor of the build: for the chunks, the builder a worker process holds; for
+    the embedding, the model, loaded once. Each step starts its actors and ends them, so
+    that no actor holds a CPU of the cluster between steps."""
 
-    def __init__(self, factory: Callable[[], GraphSource], lang: str,
-                 config_dir: str | None, fr_paths: FRPaths) -> None:
+    def __init__(self) -> None:
+        self.builder: DocumentBuilder | None = None
         self.error: CrmError | None = None
+        self.model: BaseEmbedding | None = None
+        self.model_key: tuple[str | None, str | None] | None = None
+
+    def open(self, factory: Callable[[], GraphSource], lang: str, config_dir: str | None,
+             fr_paths: FRPaths) -> None:
+        self.close()
         try:
             onto = Ontology.from_config_dir(config_dir) if config_dir else Ontology.default()
-            self.builder: DocumentBuilder | None = DocumentBuilder(
-                factory(), Path("."), ontology=onto, lang=lang, fr_paths=fr_paths)
+            self.builder = DocumentBuilder(factory(), Path("."), ontology=onto, lang=lang,
+                                           fr_paths=fr_paths)
         except CrmError as exc:  # said by the first chunk, as a worker process says it
-            self.builder, self.error = None, exc
+            self.error = exc
 
     def chunk(self, index: int, chunk: list[str]
               ) -> tuple[int, _ChunkCounts, dict[str, pa.Table]]:
         if self.error is not None:
             raise self.error
-        assert self.builder is not None
+        assert self.builder is not None, "no source opened"
         counts, parts = self.builder.chunk_parts(chunk)
         return index, counts, parts
 
     def close(self) -> None:
         if self.builder is not None:
             self.builder.source.close()
+        self.builder, self.error = None, None
 
-
-class _EmbedActor:
-    """A Ray actor's embedding model, loaded once."""
-
-    def __init__(self, embed_model: str | None, backend: str | None) -> None:
-        self.model = load_embed_model(embed_model, backend=backend, threads=1)
+    def load(self, embed_model: str | None, backend: str | None) -> None:
+        if self.model_key != (embed_model, backend):
+            self.model = load_embed_model(embed_model, backend=backend, threads=1)
+            self.model_key = (embed_model, backend)
 
     def encode(self, n: int, texts: list[str]) -> tuple[int, np.ndarray]:
+        assert self.model is not None, "no model loaded"
         return n, encode_batch(self.model, texts)
 
 
@@ -120,7 +129,13 @@ def _spread(ray: ModuleType, actors: Sequence[Any], items: Iterable[tuple[Any, .
     while running:
         (ready,), _ = ray.wait(list(running), num_returns=1)
         actor = running.pop(ready)
-        answer = ray.get(ready)
+        try:
+            answer = ray.get(ready)
+        except ray.exceptions.RayActorError as exc:
+            raise WorkerError(
+                "A Ray actor of the build died without an error of its own (killed, out of "
+                "memory, or its machine left the cluster?). Run the same command again with "
+                "--resume to continue.") from exc
         submit(actor)
         yield answer
 
@@ -131,7 +146,9 @@ class RayEngine:
 
     Use as a context manager around the build: it connects on entry (starting a local
     cluster, or joining ``address``) and, when it started the cluster, stops it on exit.
-    Inside an already initialised Ray session it uses that session and leaves it running.
+    Inside an already initialised Ray session it uses that session and leaves it running;
+    entered again (``CrmGraphIndex.build(ray=engine)`` inside ``with engine:``), it keeps
+    its session for the outer block, so that several builds share one cluster.
 
     Args:
         address: None or ``"local"``: a local cluster of ``workers`` CPUs started for the
@@ -146,6 +163,7 @@ class RayEngine:
         self.workers = workers
         self._ray: ModuleType | None = None
         self._started = False
+        self._depth = 0
 
     @classmethod
     def of(cls, ray: RayEngine | str | bool | None, workers: int | None = None
@@ -160,6 +178,9 @@ class RayEngine:
 
     # -- the session ---------------------------------------------------------------------
     def __enter__(self) -> RayEngine:
+        self._depth += 1
+        if self._ray is not None:  # entered again (a build inside the caller's block)
+            return self
         ray = import_ray()
         if not ray.is_initialized():
             if self.address is None:
@@ -177,6 +198,9 @@ class RayEngine:
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
+        self._depth -= 1
+        if self._depth > 0:
+            return
         if self._started and self._ray is not None:
             self._ray.shutdown()
         self._started = False
@@ -186,6 +210,18 @@ class RayEngine:
         if self._ray is None:
             raise CrmError("RayEngine is used outside its `with` block (not connected)")
         return self._ray
+
+    @contextmanager
+    def _actors(self, items: int) -> Iterator[list[Any]]:
+        """Up to :attr:`workers` new actors (no more than ``items``), ended on exit."""
+        ray = self._session()
+        actor = ray.remote(num_cpus=1)(_BuildActor)
+        actors = [actor.remote() for _ in range(max(1, min(self.workers or 1, items)))]
+        try:
+            yield actors
+        finally:
+            for a in actors:
+                ray.kill(a)
 
     def _host(self) -> str:
         """Where the actors reach this process: loopback on a cluster started here."""
@@ -197,14 +233,13 @@ class RayEngine:
                    ) -> Iterator[tuple[int, _ChunkCounts]]:
         """Build ``chunks`` on the actors; write each one's parts here as it comes."""
         ray = self._session()
-        actors_wanted = max(1, min(self.workers or 1, len(todo)))
         server: SourceServer | None = None
         if serves_workers(builder.source):
             server = SourceServer(builder.source, address=(self._host(), 0),
                                   authkey=os.urandom(32)).start()
             factory: Callable[[], GraphSource] | None = server.recipe()
         else:
-            factory = source_factory(builder.source, actors_wanted)
+            factory = source_factory(builder.source, min(self.workers or 1, len(todo)))
         if factory is None:
             logger.warning("%s cannot be opened by Ray actors; its chunks are built in this "
                            "process.", builder.source.describe())
@@ -213,22 +248,16 @@ class RayEngine:
         onto_dir = builder.ontology.config_dir
         config = None if onto_dir is None or Path(onto_dir) == find_config_dir() \
             else str(onto_dir)  # the packaged one: each machine has its own copy
-        actor = ray.remote(num_cpus=1)(_ChunkActor)
-        actors = [actor.remote(factory, builder.lang, config, builder.fr_paths)
-                  for _ in range(actors_wanted)]
         try:
-            for index, counts, parts in _spread(ray, actors, zip(todo, chunks, strict=True),
-                                                "chunk"):
-                builder.write_parts(index, parts)
-                yield index, counts
+            with self._actors(len(todo)) as actors:
+                ray.get([a.open.remote(factory, builder.lang, config, builder.fr_paths)
+                         for a in actors])
+                for index, counts, parts in _spread(
+                        ray, actors, zip(todo, chunks, strict=True), "chunk"):
+                    builder.write_parts(index, parts)
+                    yield index, counts
         finally:
-            try:  # an endpoint's connections; a served source hangs up as its actor dies
-                ray.get([a.close.remote() for a in actors], timeout=30)
-            except Exception as exc:  # noqa: BLE001 - a dead actor has nothing to close
-                logger.debug("Closing the Ray actors' sources: %r", exc)
-            for a in actors:
-                ray.kill(a)
-            if server is not None:
+            if server is not None:  # the actors are gone: their connections are closed
                 server.close()
 
     # -- embedding -----------------------------------------------------------------------
@@ -245,14 +274,10 @@ class RayEngine:
             ray = self._session()
             if not batches:
                 return
-            actor = ray.remote(num_cpus=1)(_EmbedActor)
-            actors = [actor.remote(embed_model, backend)
-                      for _ in range(max(1, min(self.workers or 1, len(batches))))]
-            logger.info("Embedding %d batches on %d Ray actors", len(batches), len(actors))
-            try:
+            with self._actors(len(batches)) as actors:
+                ray.get([a.load.remote(embed_model, backend) for a in actors])
+                logger.info("Embedding %d batches on %d Ray actors", len(batches),
+                            len(actors))
                 yield from _spread(ray, actors, enumerate(batches), "encode")
-            finally:
-                for a in actors:
-                    ray.kill(a)
 
         return run
