@@ -4,20 +4,21 @@ Builds one graph several ways with ``crm-rag build``, each in its own process, o
 other in the same run, ``--rounds`` times in turn (so that a change of load falls on every
 mode alike): ``single`` (``--workers 1``), ``procs`` (``--workers N``, local processes) and
 ``ray`` (``--ray --workers N``, a local Ray cluster of N CPUs started by the build, its start
-counted). Structural builds (``--no-embed``) by default; ``--embed`` builds whole indexes
-(``single`` and ``ray`` only), each with an empty embedding cache of its own, so that every
-vector is computed. Recorded per build: wall seconds, the CLI's structural seconds and peak
-memory of its process tree (Ray's actors included: they are the cluster's children), and the
-load average; then whether each build's ``documents.parquet`` (and ``unchained``, ``labels``,
-``fr_edges``) equals the single-process one byte for byte, its triples as a set, and with
-``--embed`` the largest difference of a vector component.
+counted); ``--modes`` picks among them (``single`` always runs first: the reference).
+Structural builds (``--no-embed``) by default; ``--embed`` builds whole indexes, each with
+an empty embedding cache of its own, so that every vector is computed. Recorded per build:
+wall seconds, the CLI's structural seconds and the peak memory of its process tree (Ray's
+actors included: they are the cluster's children), and the load average; then whether each
+build's ``documents.parquet`` (and ``unchained``, ``labels``, ``fr_edges``) equals the
+single-process one byte for byte, its triples as a set, and with ``--embed`` the largest
+difference of a vector component.
 
 Usage::
 
     nice -n 10 python benchmarks/ray_build.py --dataset nmwa --workers 2 --rounds 2 \\
         --json benchmarks/results/ray_nmwa.json
     nice -n 10 python benchmarks/ray_build.py --dataset nmwa --workers 2 --embed \\
-        --json benchmarks/results/ray_nmwa_embed.json
+        --modes single ray --json benchmarks/results/ray_nmwa_embed.json
 """
 
 from __future__ import annotations
@@ -91,6 +92,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--embed", action="store_true", help="whole indexes, not --no-embed")
+    parser.add_argument("--modes", nargs="+", choices=("single", "procs", "ray"),
+                        default=["single", "procs", "ray"], help="single comes first")
     parser.add_argument("--json", type=Path, required=True)
     parser.add_argument("--work", type=Path, default=None, help="folder for the builds")
     args = parser.parse_args()
@@ -99,7 +102,7 @@ def main() -> None:
         raise SystemExit(f"{source} not present")
     work = args.work or Path(tempfile.mkdtemp(prefix="ray-build-"))
     work.mkdir(parents=True, exist_ok=True)
-    modes = ("single", "ray") if args.embed else ("single", "procs", "ray")
+    modes = ["single", *(m for m in args.modes if m != "single")]
     runs: list[dict[str, Any]] = []
     for round_no in range(1, args.rounds + 1):
         for mode in modes:
