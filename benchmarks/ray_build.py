@@ -69,7 +69,15 @@ def _build(source: Path, out: Path, mode: str, workers: int, embed: bool) -> dic
     return {"mode": mode, "wall_s": round(wall, 1), "seconds": float(figures["seconds"]),
             "peak_mb": float(figures["peak memory (MB)"].replace(",", "")),
             "documents": int(figures["documents"].replace(",", "")),
-            "load_before": round(load, 2), "load_after": round(os.getloadavg()[0], 2)}
+            "load_before": round(load, 2), "load_after": round(os.getloadavg()[0], 2),
+            **_phases(out)}
+
+
+def _phases(out: Path) -> dict[str, Any]:
+    """The manifest's structural seconds, and with embeddings the embedding's."""
+    manifest = json.loads((out / "manifest.json").read_text())
+    embedding = manifest.get("embedding") or {}
+    return {"structure_s": manifest["stats"]["seconds"], "embed_s": embedding.get("seconds")}
 
 
 def _compare(reference: Path, other: Path, embed: bool) -> dict[str, Any]:
