@@ -33,7 +33,7 @@ import multiprocessing
 import socket
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from multiprocessing.connection import Client, Connection, Listener
 from types import TracebackType
 from typing import Any
@@ -113,7 +113,7 @@ class SourceServer:
                 accept.start()
         return self
 
-    def recipe(self) -> Callable[[], ServedSource]:
+    def recipe(self) -> functools.partial[ServedSource]:
         """A picklable recipe that connects a worker to this server."""
         if self._listener is None:
             self.start()
