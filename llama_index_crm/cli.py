@@ -80,6 +80,9 @@ def cmd_build(args: argparse.Namespace) -> int:
     if args.resume and not work_dir_for(out).exists():
         print(f"Nothing to resume in {work_dir_for(out)}; building from the start.",
               file=sys.stderr)
+    from llama_index_crm.build.ray_engine import RayEngine
+
+    engine = RayEngine.of(args.ray, args.workers)  # without Ray, an error before any work
     started = time.perf_counter()
     process_peak()  # the peak memory of this process and its workers, sampled from now on
     source = open_source(args.sources, endpoint=args.endpoint, **source_options(args))
@@ -104,9 +107,6 @@ def cmd_build(args: argparse.Namespace) -> int:
         embed_bar.total = total
         embed_bar.update(done - embed_bar.n)
 
-    from llama_index_crm.build.ray_engine import RayEngine
-
-    engine = RayEngine.of(args.ray, args.workers)
     workers = args.workers or default_workers()
     try:
         if args.no_embed:

@@ -181,6 +181,7 @@ class CrmGraphIndex(GraphData):
                 cluster; or a :class:`~llama_index_crm.build.ray_engine.RayEngine`. The
                 documents are the same, the vectors equal up to float rounding.
         """
+        engine = RayEngine.of(ray, workers if workers > 1 else None)
         store: StoreSpec | BasePydanticVectorStore | None = \
             StoreSpec.parse(vector_store) if isinstance(vector_store, str) else vector_store
         if isinstance(store, StoreSpec):
@@ -201,7 +202,6 @@ class CrmGraphIndex(GraphData):
         # made while this process is small
         prepare_model_files(embed_model, backend=embed_backend)
         release_freed_memory()
-        engine = RayEngine.of(ray, workers if workers > 1 else None)
         with ExitStack() as session:
             if engine is not None:
                 session.enter_context(engine)

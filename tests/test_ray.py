@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import os
+import shutil
+import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +23,7 @@ from conftest import DEMO, SHARED, requires_shared
 from llama_index_crm.build.folder import build_folder
 from llama_index_crm.build.ray_engine import RayEngine, import_ray
 from llama_index_crm.cli import main as cli_main
-from llama_index_crm.errors import CrmError
+from llama_index_crm.errors import CrmError, SourceError, WorkerError
 from llama_index_crm.index import CrmGraphIndex
 from llama_index_crm.sources import RdfFileSource
 
@@ -109,9 +112,68 @@ def test_cli_builds_on_the_running_cluster(engine: RayEngine, alone: CrmGraphInd
     _same_build(alone.folder, tmp_path / "ray")
 
 
-def test_without_ray_the_error_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch,
-                                                       tmp_path: Path) -> None:
+@needs_ray
+def test_an_actor_that_cannot_open_the_source_fails_the_build_with_its_error(
+        engine: RayEngine, tmp_path: Path) -> None:
+    """The error a worker process would raise, raised by the build on Ray as it is."""
+    graph = tmp_path / "g.ttl"
+    shutil.copy(DEMO, graph)
+    with RdfFileSource([graph]) as source:
+        source.in_process = False  # not served: the actors open the files
+        graph.unlink()  # and find none
+        with pytest.raises(SourceError, match=r"RDF file not found: .*g\.ttl"):
+            build_folder(source, tmp_path / "out", chunk_size=100, engine=engine)
+
+
+def _parent(pid: int) -> int:
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return int(stat[stat.rindex(")") + 2:].split()[1])
+
+
+def _actor_pids() -> list[int]:
+    """The build actors of this test's own cluster (descendants of this process: the
+    cluster ray.init started here is its child), never another session's."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if not (entry.name.isdigit() and (entry / "cmdline").read_bytes().startswith(
+                    b"ray::_BuildActor")):
+                continue
+            pid = int(entry.name)
+            while pid > 1 and pid != os.getpid():
+                pid = _parent(pid)
+            if pid == os.getpid():
+                pids.append(int(entry.name))
+        except (OSError, ValueError):
+            continue
+    return pids
+
+
+@needs_ray
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="finds the actors in /proc")
+def test_a_killed_actor_is_a_worker_error(engine: RayEngine, tmp_path: Path) -> None:
+    killed: list[int] = []
+
+    def kill_actors(done: int, total: int) -> None:
+        if not killed:
+            for pid in _actor_pids():
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+
+    with RdfFileSource([DEMO]) as source, pytest.raises(WorkerError, match="--resume"):
+        build_folder(source, tmp_path / "out", chunk_size=20, engine=engine,
+                     on_chunk=kill_actors)
+    assert killed
+
+
+def test_without_ray_the_error_says_how_to_install_it(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setitem(sys.modules, "ray", None)  # what an absent package raises
     with pytest.raises(CrmError, match=r"pip install 'llama-index-crm\[ray\]'"):
         CrmGraphIndex.build([str(DEMO)], tmp_path / "i", ray=True)
     assert not (tmp_path / "i").exists()
+    assert cli_main(["build", str(DEMO), "--out", str(tmp_path / "c"), "--ray", "-q"]) == 1
+    assert "crm-rag: error: Building on Ray needs Ray, which is not installed: pip install " \
+        "'llama-index-crm[ray]'" in capsys.readouterr().err
+    assert not (tmp_path / "c").exists()

@@ -174,6 +174,7 @@ class RayEngine:
             return None
         if isinstance(ray, RayEngine):
             return ray
+        import_ray()  # without Ray, say so before any work
         return cls(None if ray is True else ray, workers)
 
     # -- the session ---------------------------------------------------------------------
