@@ -12,7 +12,7 @@ import os
 import shutil
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +25,7 @@ from llama_index_crm.build.ray_engine import RayEngine, import_ray
 from llama_index_crm.cli import main as cli_main
 from llama_index_crm.errors import CrmError, SourceError, WorkerError
 from llama_index_crm.index import CrmGraphIndex
-from llama_index_crm.sources import RdfFileSource
+from llama_index_crm.sources import RdfFileSource, SparqlEndpointSource
 
 YCBA_SAMPLE = SHARED / "datasets" / "ycba" / "ycba_sample_150.nt.gz"
 SAME_BYTES = ("documents.parquet", "unchained.parquet", "labels.parquet", "fr_edges.parquet")
@@ -99,6 +99,24 @@ def test_real_graph_on_ray_equals_the_single_process_build(engine: RayEngine,
     assert ray_stats.chunks == stats.chunks == 4  # 4,442 entities
     assert [(d.uri, d.text) for d in on_ray] == [(d.uri, d.text) for d in docs]
     _same_build(tmp_path / "alone", tmp_path / "ray")
+
+
+@needs_ray
+def test_an_endpoint_is_opened_by_each_actor(engine: RayEngine, alone: CrmGraphIndex,
+                                            serve_graph: Callable[[Path], str],
+                                            tmp_path: Path,
+                                            caplog: pytest.LogCaptureFixture) -> None:
+    """``oxigraph serve`` holding the demo graph: the actors query it themselves (its
+    recipe, not the served graph); the documents are those of the files."""
+    source = SparqlEndpointSource(serve_graph(DEMO), timeout=20)
+    try:
+        with caplog.at_level(logging.WARNING, logger="llama_index_crm.build.ray_engine"):
+            build_folder(source, tmp_path / "ray", chunk_size=40, engine=engine)
+    finally:
+        source.close()
+    assert "built in this process" not in caplog.text
+    assert (tmp_path / "ray" / "documents.parquet").read_bytes() == \
+        (alone.folder / "documents.parquet").read_bytes()
 
 
 @needs_ray
