@@ -8,6 +8,7 @@ import logging
 import sys
 import time
 from collections.abc import Sequence
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +80,9 @@ def cmd_build(args: argparse.Namespace) -> int:
     if args.resume and not work_dir_for(out).exists():
         print(f"Nothing to resume in {work_dir_for(out)}; building from the start.",
               file=sys.stderr)
+    from llama_index_crm.build.ray_engine import RayEngine
+
+    engine = RayEngine.of(args.ray, args.workers)  # without Ray, an error before any work
     started = time.perf_counter()
     process_peak()  # the peak memory of this process and its workers, sampled from now on
     source = open_source(args.sources, endpoint=args.endpoint, **source_options(args))
@@ -103,22 +107,26 @@ def cmd_build(args: argparse.Namespace) -> int:
         embed_bar.total = total
         embed_bar.update(done - embed_bar.n)
 
+    workers = args.workers or default_workers()
     try:
         if args.no_embed:
-            _, stats = build_folder(
-                source, out, resume=args.resume, chunk_size=args.chunk_size,
-                workers=args.workers, on_chunk=on_chunk, fr_paths=args.fr_paths,
-                close_source=True,
-            )
+            with ExitStack() as session:
+                if engine is not None:
+                    session.enter_context(engine)
+                _, stats = build_folder(
+                    source, out, resume=args.resume, chunk_size=args.chunk_size,
+                    workers=workers, on_chunk=on_chunk, fr_paths=args.fr_paths,
+                    close_source=True, engine=engine,
+                )
         else:
             from llama_index_crm.index import CrmGraphIndex
 
             index = CrmGraphIndex.build(
                 source, out, embed_model=args.embed_model,
                 embed_backend=args.embed_backend, resume=args.resume,
-                chunk_size=args.chunk_size, workers=args.workers, on_chunk=on_chunk,
+                chunk_size=args.chunk_size, workers=workers, on_chunk=on_chunk,
                 on_embedded=on_embedded, fr_paths=args.fr_paths, close_source=True,
-                vector_store=args.vector_store,
+                vector_store=args.vector_store, ray=engine,
             )
             stats = BuildStats(**index.manifest["stats"])
     finally:
@@ -444,8 +452,14 @@ def make_parser() -> argparse.ArgumentParser:
                             "(faster) or by walking fetched neighbourhoods; auto (default): "
                             "the queries, except on servers that run them slowly (Virtuoso); "
                             "the documents are the same")
-    build.add_argument("--workers", type=int, default=default_workers(),
-                       help="processes building chunks at once (default: one per core, ≤ 4)")
+    build.add_argument("--workers", type=int, default=None,
+                       help="processes building chunks at once (default: one per core, ≤ 4); "
+                            "with --ray, the Ray actors (default: one per CPU of the cluster)")
+    build.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                       help="build the chunks and embed on Ray (pip install "
+                            "'llama-index-crm[ray]'): alone, a local cluster started for "
+                            "the build; with an ADDRESS (auto, HOST:6379, ray://HOST:10001), "
+                            "a running cluster; same documents as without")
     build.add_argument("--no-embed", action="store_true",
                        help="documents and triples only: no embeddings, BM25 or statistics")
     build.add_argument("--embed-model", default=None,

@@ -285,6 +285,19 @@ def _batches(todo: list[int], lengths: list[int] | None, size: int,
         start = end
 
 
+BatchRunner = Callable[[Sequence[list[str]]], Iterator[tuple[int, np.ndarray]]]
+"""Runs batches of texts elsewhere (:class:`~llama_index_crm.build.ray_engine.RayEngine`):
+yields (batch number, its vectors by :func:`encode_batch`), in any order."""
+
+
+def encode_batch(embed_model: BaseEmbedding, texts: Sequence[str]) -> np.ndarray:
+    """Normalised vectors of one batch of ``texts`` (one model call)."""
+    if isinstance(embed_model, ArrayEmbedding):
+        return embed_model.encode(texts)  # normalised numpy, no list round trip
+    return normalise(np.asarray(embed_model.get_text_embedding_batch(list(texts)),
+                                dtype=np.float32))
+
+
 def embed_texts(
     embed_model: BaseEmbedding,
     texts: Sequence[str],
@@ -292,6 +305,7 @@ def embed_texts(
     cache: EmbeddingCache | None = None,
     batch_size: int = BATCH_SIZE,
     on_batch: Callable[[int], None] | None = None,
+    run_batches: BatchRunner | None = None,
 ) -> np.ndarray:
     """Normalised vectors of ``texts`` (one row each, in order), embedding only cache misses.
 
@@ -305,6 +319,8 @@ def embed_texts(
         batch_size: texts per model call.
         on_batch: called with the number of texts done: once for the cache hits, then
             after each batch.
+        run_batches: encodes the batches elsewhere, by workers that hold the same model
+            (None: here, one after the other); the batches are the same.
     """
     name = model_id(embed_model)
     keys = [EmbeddingCache.key(t) for t in texts]
@@ -319,13 +335,15 @@ def embed_texts(
         todo.sort(key=lambda i: len(texts[i]))
     if on_batch and len(todo) < len(texts):  # the cache hits (and repeated texts) count done
         on_batch(len(texts) - len(todo))
-    for batch in _batches(todo, lengths, batch_size):
-        batch_texts = [texts[i] for i in batch]
-        if isinstance(embed_model, ArrayEmbedding):
-            vectors = embed_model.encode(batch_texts)  # normalised numpy, no list round trip
-        else:
-            vectors = normalise(np.asarray(embed_model.get_text_embedding_batch(batch_texts),
-                                           dtype=np.float32))
+    batches = list(_batches(todo, lengths, batch_size))
+    if run_batches is None:
+        done: Iterator[tuple[int, np.ndarray]] = (
+            (n, encode_batch(embed_model, [texts[i] for i in batch]))
+            for n, batch in enumerate(batches))
+    else:
+        done = run_batches([[texts[i] for i in batch] for batch in batches])
+    for n, vectors in done:
+        batch = batches[n]
         fresh = [(keys[i], vectors[j]) for j, i in enumerate(batch)]
         cached.update(fresh)
         if cache:

@@ -24,6 +24,7 @@ import json
 import shutil
 import time
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -57,9 +58,11 @@ from llama_index_crm.build.folder import (
     write_manifest,
 )
 from llama_index_crm.build.memory import release_freed_memory
+from llama_index_crm.build.ray_engine import RayEngine
 from llama_index_crm.embeddings import (
     EMBED_CHARS,
     OFFLINE_MODEL_NAME,
+    BatchRunner,
     EmbeddingCache,
     backend_of,
     embed_texts,
@@ -140,6 +143,7 @@ class CrmGraphIndex(GraphData):
         fr_paths: FRPaths = DEFAULT_FR_PATHS,
         close_source: bool | None = None,
         vector_store: BasePydanticVectorStore | str | None = None,
+        ray: RayEngine | str | bool | None = None,
     ) -> CrmGraphIndex:
         """Build the index of a graph into ``out_dir`` (atomically) and return it.
 
@@ -152,7 +156,8 @@ class CrmGraphIndex(GraphData):
                 (:data:`~llama_index_crm.embeddings.DEFAULT_BACKEND`), torch for a named one.
             endpoint: a SPARQL endpoint URL instead of files.
             chunk_size: entities per build chunk.
-            workers: processes building documents at once.
+            workers: processes building documents at once (with ``ray``, its actors when
+                more than 1, else one per CPU of the cluster).
             resume: continue an interrupted build of ``out_dir``.
             cache_dir: embedding cache folder (default ``~/.cache/llama-index-crm``). The
                 ONNX and model2vec model files made on first use go to
@@ -170,7 +175,13 @@ class CrmGraphIndex(GraphData):
                 the working directory's, and may lie inside ``out_dir``; no PATH: the
                 folder's ``vector_store/``). The manifest records it for :meth:`load`
                 (:mod:`~llama_index_crm.graph.vector_stores`).
+            ray: build the chunks and embed the batches on Ray (``pip install
+                'llama-index-crm[ray]'``): True, a local cluster started for the build;
+                an address (``"auto"``, ``"HOST:6379"``, ``"ray://HOST:10001"``), a running
+                cluster; or a :class:`~llama_index_crm.build.ray_engine.RayEngine`. The
+                documents are the same, the vectors equal up to float rounding.
         """
+        engine = RayEngine.of(ray, workers if workers > 1 else None)
         store: StoreSpec | BasePydanticVectorStore | None = \
             StoreSpec.parse(vector_store) if isinstance(vector_store, str) else vector_store
         if isinstance(store, StoreSpec):
@@ -191,20 +202,24 @@ class CrmGraphIndex(GraphData):
         # made while this process is small
         prepare_model_files(embed_model, backend=embed_backend)
         release_freed_memory()
-        try:
-            docs, docstore, stats = build_structure(
-                src, work, resume=resume, chunk_size=chunk_size, workers=workers,
-                on_chunk=on_chunk, fr_paths=fr_paths, close_source=close,
-            )
-            description = source_record(src)
-        finally:
-            if own_source:
-                src.close()
-        model, manifest = _write_index(
-            work, docs, docstore, stats, description, embed_model=embed_model,
-            embed_backend=embed_backend, cache_dir=cache_dir, embed_chars=embed_chars,
-            approximate_above=approximate_above, on_embedded=on_embedded,
-            vector_store=store, out=out)
+        with ExitStack() as session:
+            if engine is not None:
+                session.enter_context(engine)
+            try:
+                docs, docstore, stats = build_structure(
+                    src, work, resume=resume, chunk_size=chunk_size, workers=workers,
+                    on_chunk=on_chunk, fr_paths=fr_paths, close_source=close, engine=engine,
+                )
+                description = source_record(src)
+            finally:
+                if own_source:
+                    src.close()
+            model, manifest = _write_index(
+                work, docs, docstore, stats, description, embed_model=embed_model,
+                embed_backend=embed_backend, cache_dir=cache_dir, embed_chars=embed_chars,
+                approximate_above=approximate_above, on_embedded=on_embedded,
+                vector_store=store, out=out,
+                run_batches=engine.batch_runner(embed_model, embed_backend) if engine else None)
         replace_folder(work, out)
         return cls.load(out, embed_model=model, manifest=manifest,
                         vector_store=None if isinstance(store, StoreSpec) else store)
@@ -425,6 +440,7 @@ def _write_index(
     names_before: tuple[Path, set[str]] | None = None,
     statistics_before: GraphStatistics | None = None,
     doc_meta_before: tuple[Path, set[str]] | None = None,
+    run_batches: BatchRunner | None = None,
 ) -> tuple[BaseEmbedding, dict[str, object]]:
     """Everything after the documents: names, FR links, vectors, FAISS, BM25, statistics,
     document metadata and the manifest, written into ``work``.
@@ -440,7 +456,8 @@ def _write_index(
     ``statistics_before``: the earlier index's statistics, when the update changed
     neither its FR edges nor any ``rdf:type`` triple (PageRank and counts kept).
     ``doc_meta_before``: the earlier index's folder and the documents whose metadata rows
-    and BM25 tokens are made again (the others keep theirs).
+    and BM25 tokens are made again (the others keep theirs). ``run_batches``: where the
+    embedding batches run (Ray's actors; None: here).
     """
     doc_ids = [d.uri for d in docs]
     if previous is None:
@@ -489,7 +506,7 @@ def _write_index(
         cache = EmbeddingCache(cache_dir)
         try:
             fresh = embed_texts(model, [texts[i] for i in missing], cache=cache,
-                                on_batch=progress)
+                                on_batch=progress, run_batches=run_batches)
         finally:
             cache.close()
         if previous is None:

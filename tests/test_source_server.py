@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -163,3 +164,26 @@ def test_a_failing_workers_error_reaches_the_build_caller_unchanged(tmp_path: Pa
         with pytest.raises(SourceError, match="the graph went away while fetching a chunk"):
             build_folder(source, tmp_path / "out", chunk_size=40, workers=2)
     assert not (tmp_path / "out").exists()  # the index is not replaced by half a build
+
+
+def test_a_tcp_server_answers_its_own_key_only_and_hangs_up_on_idle_workers() -> None:
+    """For workers that are not the build's children (Ray's actors): TCP, a key of its own
+    carried by the recipe; a stranger's key is refused; close() wakes the thread of a
+    worker that is connected but silent (its TCP socket shut down), at once."""
+    before = set(threading.enumerate())
+    source = _Gated()
+    source.gate.set()
+    with SourceServer(source, address=("127.0.0.1", 0), authkey=b"k" * 32) as server:
+        remote = server.recipe()()
+        assert remote.fetch(["http://ex/a"]) == [Triple("http://ex/a", "http://ex/p",
+                                                        "http://ex/o")]
+        address = server.recipe().args[0]
+        assert isinstance(address, tuple) and address[0] == "127.0.0.1"
+        with pytest.raises(Exception, match="digest"):  # AuthenticationError
+            ServedSource(address, "stranger", authkey=b"x" * 32)
+        started = time.perf_counter()
+    assert time.perf_counter() - started < 5  # not the 30 s wait for a stuck thread
+    assert not _new_threads(before)
+    with pytest.raises(SourceError, match="stopped answering"):
+        remote.fetch(["http://ex/a"])
+    remote.close()

@@ -17,12 +17,13 @@ import logging
 import multiprocessing
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Literal as TypingLiteral
+from typing import Protocol
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -128,6 +129,17 @@ class _ChunkCounts:
     rounds: int
     rejected_frs: tuple[tuple[str, str], ...] = ()
     """(FR id, the server's error) of FR queries the server rejected so far (walked)."""
+
+
+class ChunkEngine(Protocol):
+    """Another way to run a build's chunks (:mod:`llama_index_crm.build.ray_engine`):
+    beside this process (``workers=1``) and its process pool (``workers>1``)."""
+
+    def run_chunks(self, builder: DocumentBuilder, todo: list[int], chunks: list[list[str]]
+                   ) -> Iterator[tuple[int, _ChunkCounts]]:
+        """Build ``chunks`` (numbered ``todo``) as ``builder`` would, checkpoint each with
+        :meth:`DocumentBuilder.write_parts` and yield (number, counts) in the order given."""
+        ...
 
 
 _WORKER: DocumentBuilder | None = None
@@ -517,7 +529,8 @@ class DocumentBuilder:
         return {"chunks_done": 0}
 
     def run(self, *, resume: bool = False, workers: int = 1,
-            on_chunk: Callable[[int, int], None] | None = None) -> Iterator[int]:
+            on_chunk: Callable[[int, int], None] | None = None,
+            engine: ChunkEngine | None = None) -> Iterator[int]:
         """Process every chunk not yet checkpointed; yield the number of entities done.
 
         Args:
@@ -526,6 +539,8 @@ class DocumentBuilder:
                 in-process source (RDF files) is served to them from this process, so
                 the graph is parsed and held once; an endpoint is opened again by each.
             on_chunk: called with (entities done, entities total) after each chunk.
+            engine: runs the chunks instead (``workers`` is then the engine's business):
+                :class:`~llama_index_crm.build.ray_engine.RayEngine`; same documents.
         """
         start = time.perf_counter()
         entities = self.entities()
@@ -555,7 +570,7 @@ class DocumentBuilder:
         process_peak()  # sample this process and its workers from now on
         server: SourceServer | None = None
         factory: Callable[[], GraphSource] | None = None
-        if workers > 1 and len(todo) > 1:
+        if engine is None and workers > 1 and len(todo) > 1:
             if serves_workers(self.source):  # one parsed graph: the workers ask it
                 server = SourceServer(self.source).start()
                 factory = server.recipe()
@@ -569,6 +584,9 @@ class DocumentBuilder:
                           self.fr_paths),
             )
             results: Iterator[tuple[int, _ChunkCounts]] = pool.map(_worker_chunk, todo, chunks)
+        elif engine is not None:
+            pool = None
+            results = engine.run_chunks(self, todo, chunks)
         else:
             pool = None
             results = (self.run_chunk(i, c) for i, c in zip(todo, chunks, strict=True))
@@ -596,24 +614,34 @@ class DocumentBuilder:
         finally:
             if pool is not None:
                 pool.shutdown(cancel_futures=True)
+            if engine is not None and isinstance(results, Generator):
+                results.close()  # the engine's own clean-up (its actors)
             if server is not None:
                 server.close()
 
     def run_chunk(self, index: int, chunk: list[str]) -> tuple[int, _ChunkCounts]:
         """Build one chunk and checkpoint its documents and triples as Parquet parts."""
-        result, nb = self._process_chunk(chunk)
-        self._write_part(self.work_dir / _PARTS, index, result.documents, nb)
-        return index, _ChunkCounts(
-            len(result.documents), result.satellites, result.uncategorised, result.rounds,
-            tuple(self._rejected_frs.items()),
-        )
+        counts, parts = self.chunk_parts(chunk)
+        self.write_parts(index, parts)
+        return index, counts
 
-    def _write_part(self, parts: Path, index: int, docs: list[EntityDocument],
-                    nb: Neighbourhood) -> None:
-        table = document_table(docs)
-        for name, tbl in (("docs", table), ("triples", self._triple_rows(nb)),
-                          ("labels", self._label_rows(nb)), ("fredges", _fr_edge_rows(docs))):
-            final = parts / f"{name}-{index:06d}.parquet"
+    def chunk_parts(self, chunk: list[str]) -> tuple[_ChunkCounts, dict[str, pa.Table]]:
+        """Build one chunk: its figures and its parts (documents, triples, labels, FR
+        edges) as tables, unwritten (a worker on another machine sends them back)."""
+        result, nb = self._process_chunk(chunk)
+        docs = result.documents
+        parts = {"docs": document_table(docs), "triples": self._triple_rows(nb),
+                 "labels": self._label_rows(nb), "fredges": _fr_edge_rows(docs)}
+        return _ChunkCounts(
+            len(docs), result.satellites, result.uncategorised, result.rounds,
+            tuple(self._rejected_frs.items()),
+        ), parts
+
+    def write_parts(self, index: int, parts: dict[str, pa.Table]) -> None:
+        """Checkpoint chunk ``index``'s parts in the work folder (each file atomically)."""
+        folder = self.work_dir / _PARTS
+        for name, tbl in parts.items():
+            final = folder / f"{name}-{index:06d}.parquet"
             tmp = final.with_suffix(".tmp")
             pq.write_table(tbl, tmp)
             tmp.replace(final)

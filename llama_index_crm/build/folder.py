@@ -20,6 +20,7 @@ from llama_index_crm.build.builder import (
     CHUNK_SIZE,
     DEFAULT_FR_PATHS,
     BuildStats,
+    ChunkEngine,
     DocumentBuilder,
     FRPaths,
 )
@@ -130,6 +131,7 @@ def build_structure(
     on_chunk: Callable[[int, int], None] | None = None,
     fr_paths: FRPaths = DEFAULT_FR_PATHS,
     close_source: bool = False,
+    engine: ChunkEngine | None = None,
 ) -> tuple[list[EntityDocument], CrmDocumentStore, BuildStats]:
     """Documents, triple archive and docstore of ``source``, written into ``work``.
 
@@ -137,13 +139,15 @@ def build_structure(
     kept when the source failed after some chunks were checkpointed (``resume=True``).
     With ``close_source`` the source is closed once every chunk is built, before the
     triple merge: a parsed graph does not stay in memory under the merge and embedding.
+    ``engine``: runs the chunks instead of ``workers`` processes (Ray; same documents).
     """
     if work.exists() and not resume:
         shutil.rmtree(work)
     work.mkdir(parents=True, exist_ok=True)
     builder = DocumentBuilder(source, work, chunk_size=chunk_size, fr_paths=fr_paths)
     try:
-        for _ in builder.run(resume=resume, workers=workers, on_chunk=on_chunk):
+        for _ in builder.run(resume=resume, workers=workers, on_chunk=on_chunk,
+                             engine=engine):
             pass
         if close_source:
             source.close()
@@ -197,6 +201,7 @@ def build_folder(
     on_chunk: Callable[[int, int], None] | None = None,
     fr_paths: FRPaths = DEFAULT_FR_PATHS,
     close_source: bool = False,
+    engine: ChunkEngine | None = None,
 ) -> tuple[list[EntityDocument], BuildStats]:
     """Build ``source`` into ``out_dir`` atomically (see the module docstring).
 
@@ -208,7 +213,7 @@ def build_folder(
     work = work_dir_for(out_dir)
     docs, _, stats = build_structure(
         source, work, resume=resume, chunk_size=chunk_size, workers=workers, on_chunk=on_chunk,
-        fr_paths=fr_paths, close_source=close_source,
+        fr_paths=fr_paths, close_source=close_source, engine=engine,
     )
     write_manifest(work, source_record(source), stats)
     replace_folder(work, out_dir)

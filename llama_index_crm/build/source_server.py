@@ -33,7 +33,7 @@ import multiprocessing
 import socket
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from multiprocessing.connection import Client, Connection, Listener
 from types import TracebackType
 from typing import Any
@@ -70,13 +70,21 @@ class SourceServer:
 
     Args:
         source: the graph the workers read (its store stays in this process).
+        address: where to listen: None, a local socket that only this machine reaches;
+            ``(host, 0)``, a TCP port on ``host``, for workers that are not this process's
+            children (Ray's, perhaps on other machines).
+        authkey: the key a worker must know (None: this process's, which spawned workers
+            inherit); the recipe carries a key given here to the workers.
     """
 
     JOIN_SECONDS = 30.0
     """How long :meth:`close` waits for a thread still answering a call (it is a daemon)."""
 
-    def __init__(self, source: GraphSource) -> None:
+    def __init__(self, source: GraphSource, *, address: tuple[str, int] | None = None,
+                 authkey: bytes | None = None) -> None:
         self.source = source
+        self._address = address
+        self._authkey = authkey
         self._listener: Listener | None = None
         self._lock = threading.Lock()
         """Guards the fields below: threads, live connections, the closed flag, counters."""
@@ -97,14 +105,15 @@ class SourceServer:
                 raise SourceError(f"the server of {self.source.describe()} is closed")
             if self._listener is None:
                 self._listener = Listener(
-                    authkey=bytes(multiprocessing.current_process().authkey))
+                    self._address, authkey=self._authkey
+                    or bytes(multiprocessing.current_process().authkey))
                 accept = threading.Thread(target=self._accept, args=(self._listener,),
                                           name="source-server", daemon=True)
                 self._threads.append(accept)
                 accept.start()
         return self
 
-    def recipe(self) -> Callable[[], ServedSource]:
+    def recipe(self) -> functools.partial[ServedSource]:
         """A picklable recipe that connects a worker to this server."""
         if self._listener is None:
             self.start()
@@ -113,7 +122,7 @@ class SourceServer:
         return functools.partial(
             ServedSource, listener.address, self.source.describe(),
             callable(getattr(self.source, "select", None)),
-            getattr(self.source, "fr_closures", "inline"))
+            getattr(self.source, "fr_closures", "inline"), self._authkey)
 
     def _accept(self, listener: Listener) -> None:
         while True:
@@ -180,8 +189,9 @@ class SourceServer:
                     return
                 self._closed = True
                 listener = self._listener
+                family = socket.AF_INET if self._address else socket.AF_UNIX
                 for conn in self._connections:  # open: their threads close them under _lock
-                    _shut_down(conn.fileno())
+                    _shut_down(conn.fileno(), family)
                 threads = list(self._threads)
             if listener is not None:
                 _knock(listener.address)  # wakes accept(), which closing the socket does not
@@ -206,11 +216,11 @@ class SourceServer:
         self.close()
 
 
-def _shut_down(fd: int) -> None:
+def _shut_down(fd: int, family: int = socket.AF_UNIX) -> None:
     """Shut a connected socket down for both directions, leaving ``fd`` open: a thread
     blocked reading it wakes with end-of-file, a thread writing it gets ``EPIPE``."""
     try:
-        with socket.fromfd(fd, socket.AF_UNIX, socket.SOCK_STREAM) as dup:
+        with socket.fromfd(fd, family, socket.SOCK_STREAM) as dup:
             dup.shutdown(socket.SHUT_RDWR)
     except OSError:
         pass  # the peer already hung up (ENOTCONN): nothing to wake
@@ -235,12 +245,14 @@ class ServedSource:
         description: the served source's :meth:`describe`.
         has_select: whether the served source runs SPARQL (``select``).
         fr_closures: the served source's ``fr_closures``.
+        authkey: the server's key (None: this process's, inherited from the build process).
     """
 
-    def __init__(self, address: str, description: str, has_select: bool = False,
-                 fr_closures: str = "inline") -> None:
+    def __init__(self, address: str | tuple[str, int], description: str,
+                 has_select: bool = False, fr_closures: str = "inline",
+                 authkey: bytes | None = None) -> None:
         self._conn: Connection | None = Client(
-            address, authkey=bytes(multiprocessing.current_process().authkey))
+            address, authkey=authkey or bytes(multiprocessing.current_process().authkey))
         self._description = description
         self.fr_closures = fr_closures
         if has_select:
