@@ -724,3 +724,18 @@ def test_words_only_in_titles_read_as_title_words(portraits: ExactAnswerer) -> N
     assert answer.status == "answered"
     assert [i["label"] for i in answer.items] == ["Noon at the Dallas Harbour Mill, 1913"]
     assert "title" in answer.text
+
+
+def test_an_inflected_greek_word_of_a_name_is_no_absence() -> None:
+    from llama_index_crm.exact.absence import _inflected
+    # "των Αποστόλων" (genitive) for "οι Απόστολοι": another ending, the same word
+    assert _inflected("αποστολων", sorted(["οι", "αποστολοι", "apostles"])) == "αποστολοι"
+    assert _inflected("γαλατα", sorted(["γαλαξιας"])) is None
+
+
+def test_a_type_noun_after_a_name_is_no_missing_name(portraits: ExactAnswerer) -> None:
+    # "Otto screenprints": works of a type ("print") with a name's word, no node named so
+    question = "Clara Voss Otto screenprints, how many?"
+    proof = portraits.absence.check("Otto screenprints", question)
+    assert not proof.proven and "type" in proof.reason
+    assert portraits.absence.check("Otto Quaxl", question).reason != proof.reason

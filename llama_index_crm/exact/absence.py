@@ -24,30 +24,27 @@ False
 
 from __future__ import annotations
 
+import bisect
 import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from llama_index_crm.exact.crosslingual import CrossLingualNames
 from llama_index_crm.exact.language import common_words
-from llama_index_crm.exact.parse_words import attribute_group
+from llama_index_crm.exact.parse_words import THING_TYPE_WORDS
 from llama_index_crm.query.conversation import quoted_titles
 from llama_index_crm.query.lexicon import singularise
 from llama_index_crm.storage.names import fold_name
 
 if TYPE_CHECKING:
-    from llama_index_crm.exact.execute import ExactResult, Executor
     from llama_index_crm.exact.linking import Candidate, NameIndex
-    from llama_index_crm.exact.plan import Anchor, ExactPlan
     from llama_index_crm.graph.data import GraphData
 
-__all__ = ["AbsenceCheck", "EmptyCheck", "Proof", "replace_words"]
+__all__ = ["AbsenceCheck", "Proof", "replace_words"]
 
-CLOSE_OTHER = frozenset({"exact", "stripped", "inverted", "stop-words", "short name", "surname",
-                         "given name", "qualifier"})
-"""Matches by which a name also names a node of another kind (no misspelling, no part)."""
 
 logger = logging.getLogger(__name__)
 
@@ -145,6 +142,9 @@ class AbsenceCheck:
                 typed_lower_word(question, opening[0]):
             return Proof(text, False, f"“{text}” opens with “{opening[0]}”, which no name "
                          f"of a question does")  # "how many shows included both hopper …"
+        typed = self._type_tail(text, question)
+        if typed is not None:  # "Andy Warhol Marilyn screenprints": works of a type
+            return Proof(text, False, typed)
         if self.modifier(text, question, nouns, actors):
             return Proof(text, False, f"“{text}” describes the noun after it (“the Russian "
                                       f"artist”), it does not name a node", describes=True)
@@ -389,6 +389,29 @@ class AbsenceCheck:
         return (before in MODIFIED_AFTER or at == 0) and (
             following in actors or singularise(following) in actors)
 
+    @cached_property
+    def _types(self) -> frozenset[str]:
+        """The graph's type labels and the planner's words of work types, folded, without
+        spaces, singular."""
+        labels = [label for label, _ in self.data.type_labels()] if self.data else []
+        return frozenset(singularise(fold_name(label).replace(" ", ""))
+                         for label in (*labels, *THING_TYPE_WORDS))
+
+    def _type_tail(self, text: str, question: str) -> str | None:
+        """Why ``text`` is no missing name when it ends with a type of the graph written
+        in lower case and its other words name nodes ("Marilyn screenprints"), else None."""
+        words = text.split()
+        if len(words) < 2 or not words[-1].islower() or self.names is None:
+            return None
+        last = singularise(fold_name(words[-1]).replace("-", ""))
+        rest = " ".join(words[:-1])
+        vocabulary = self.names.vocabulary
+        known = all(_in_sorted(vocabulary, w) for w in fold_name(rest).split())
+        if not known or not any(last.endswith(t) for t in self._types if len(t) >= 4):
+            return None  # "screenprint": a print
+        return f"“{words[-1]}” is a type of works of the graph, and the words of “{rest}” are " \
+            f"words of its names"
+
     def name_shaped(self, text: str, question: str,
                     vocabulary: frozenset[str] | set[str] = frozenset(), *,
                     foreign: bool = False, verbs: frozenset[str] = frozenset(),
@@ -464,7 +487,10 @@ class AbsenceCheck:
         hits = process.extract(wanted, choices, scorer=fuzz.ratio, score_cutoff=cutoff,
                                limit=2)
         # the word itself is known: the planner saw it and found it of another kind
-        return next((str(h[0]) for h in hits if h[0] != wanted), None)
+        found = next((str(h[0]) for h in hits if h[0] != wanted), None)
+        if found is None and single and foreign:
+            found = _inflected(wanted, self.names.vocabulary)
+        return found
 
     def close_document(self, text: str, foreign: bool = False) -> str | None:
         """The label of a retrieved document close to ``text``, if any."""
@@ -651,147 +677,30 @@ def _find(keys: Sequence[str], words: Sequence[str]) -> int | None:
     return None
 
 
-_YEAR = re.compile(r"\b\d{4}\b")
-NODE_RANGES = frozenset({"Actor", "Place", "Thing", "Event", "Concept"})
+INFLECTION = 3
+"""Letters an inflected word may differ by at its end ("Αποστόλων" for "Απόστολοι")."""
 
 
-class EmptyCheck:
-    """Whether an empty result of a covered plan is the graph's absence, or only its path's.
+def _inflected(word: str, vocabulary: Sequence[str]) -> str | None:
+    """A word of the sorted ``vocabulary`` that is ``word`` with another ending: they share
+    all but at most :data:`INFLECTION` letters of each, and at least five.
 
-    A plan walks one relation's CRM paths; the build walked every Fundamental Relationship.
-    "No churches made by X" is said only when X has no FR link to any node of the kind asked
-    either, and "the graph records no R for Y" only when Y's FR links hold no node of R's
-    range (for a date: Y's document holds no year). Otherwise the facts may sit behind a
-    path the relation does not take (a painter of a church's wall paintings), and the answer
-    comes from retrieval.
-
-    Args:
-        data: the loaded index (FR links, documents).
-        executor: the plan executor (term ids, categories).
+    >>> _inflected("αποστολων", ["apostles", "αποστολοι"])
+    'αποστολοι'
+    >>> _inflected("sozomenos", ["sozomenianos", "solomos"]) is None
+    True
     """
+    stem = word[:max(5, len(word) - INFLECTION)]
+    at = bisect.bisect_left(vocabulary, stem)
+    while at < len(vocabulary) and vocabulary[at].startswith(stem):
+        other = vocabulary[at]
+        if other != word and len(other) - len(stem) <= INFLECTION:
+            return other
+        at += 1
+    return None
 
-    def __init__(self, data: GraphData | None, executor: Executor,
-                 names: NameIndex | None = None) -> None:
-        self.data = data
-        self.executor = executor
-        self.names = names
 
-    def _other_kind(self, text: str, category: str) -> str | None:
-        """The kind of another node named exactly ``text``, if any."""
-        names = self.names
-        if names is None or not text:
-            return None
-        return next((c.category for c in names.exact(text) if c.category != category), None)
-
-    def _also_named(self, plan: ExactPlan, anchor: Anchor) -> str | None:
-        """The kind of other nodes the anchor's words name closely too, of a kind its link
-        takes ("portraits of Lincoln": two places, and people of that surname), if any."""
-        names = self.names
-        if names is None or not anchor.text:
-            return None
-        lexicon = self.executor.lexicon
-        sides = [lexicon[link.relation].domain if link.inverse else lexicon[link.relation].range
-                 for v in plan.variables for link in v.links
-                 if link.target == anchor and link.relation in lexicon]
-        for kind in ("Actor", "Place", "Thing", "Event"):
-            if kind != anchor.category and any(side in {"Any", kind} for side in sides) and any(
-                    c.how in CLOSE_OTHER for c in names.lookup(anchor.text, [kind])):
-                return kind
-        return None
-
-    def unproven(self, result: ExactResult) -> str | None:
-        """Why the absence ``result`` states is not proven (None: it is, or none is stated)."""
-        if self.data is None:
-            return None
-        plan = result.plan
-        var = plan.variables[0]
-        if plan.operation == "superlative" and not result.items and \
-                (plan.order_by or "count") == "count":
-            # "who made the most relief prints" read with a path or a type no member has:
-            # "none can be ranked" would deny what the graph may well hold
-            return "the plan's path ranks none of the members it counts"
-        if not result.total and any(c.forms for v in plan.variables for c in v.filters):
-            return "no title holds the words the plan read in place of a relation"
-        if not result.total and result.missing_relations and not plan.anchors:
-            # "artists shown in four poster artists": a relation no triple records, read
-            # from a question that names nothing the plan could check the reading on
-            labels = " or ".join(self.executor.lexicon[r].label for r in result.missing_relations)
-            return (f"this graph records no {labels} at all, and the question names no node "
-                    f"the reading could be checked on")
-        if not result.total:
-            unnamed = self._unnamed_date(plan)
-            if unnamed is not None:
-                return unnamed
-            for anchor in plan.anchors:
-                if var.category is not None and anchor.category == var.category:
-                    return (f"the question names {anchor.label}, itself a "
-                            f"{var.category.lower()} like those it asks for")
-                for uri in anchor.nodes:
-                    linked = self._linked(uri, var.category)
-                    if linked:
-                        return (f"the plan's path finds none, but {anchor.label} is linked to "
-                                f"{linked} {(var.category or 'node').lower()}(s) by other "
-                                f"paths of the graph")
-                other = self._other_kind(anchor.text, anchor.category) \
-                    if anchor.category == "Concept" else self._also_named(plan, anchor)
-                if other is not None:  # "the photo rocking chair": a work titled so, not
-                    # the term the plan read (a term is the loosest reading of a name)
-                    return (f"the plan's path finds none, but “{anchor.text}” also names a "
-                            f"{other.lower()} of the graph")
-        if plan.operation == "value":
-            lexicon = self.executor.lexicon
-            for item in result.items:
-                for relation_id in plan.attributes:
-                    # "the medium": its statement, materials or technique, any one answers
-                    family = {r.id for r in attribute_group(
-                        [lexicon[relation_id], *(lexicon[a] for a in plan.attributes)])}
-                    if any(v.relation in family for v in item.values):
-                        continue
-                    relation = lexicon[relation_id]
-                    if relation.range in NODE_RANGES and self._linked(item.uri, relation.range):
-                        return (f"no {relation.label} on the plan's path, but {item.label} is "
-                                f"linked to {relation.range.lower()}s by other paths")
-                    if relation.value == "time" and self._dated(item.uri):
-                        return (f"no {relation.label} on the plan's path, but the document "
-                                f"of {item.label} holds dates")
-        return None
-
-    def _unnamed_date(self, plan: ExactPlan) -> str | None:
-        """Why a period no word ties to one of several variables proves no absence ("who
-        directed exhibitions in 1940": the year may be the exhibitions' or the directors'
-        birth), else None."""
-        free = [v for v in plan.variables if v.anchor is None]
-        if len({v.category for v in free}) < 2:
-            return None  # "exhibitions in 1990": only the exhibitions can carry it
-        asked = set(fold_name(plan.question).split())
-        lexicon = self.executor.lexicon
-        for var in free:
-            for condition in var.filters:
-                if condition.years is None or condition.relation not in lexicon:
-                    continue
-                relation = lexicon[condition.relation]
-                said = {w for phrase in (*relation.verbs, *relation.nouns)
-                        for w in fold_name(phrase).split()}
-                if not said & asked:
-                    return (f"no word of the question says whose date {condition.years[0]} "
-                            f"is; it was read as the {relation.label} of the "
-                            f"{var.noun or 'members'}")
-        return None
-
-    def _linked(self, uri: str, category: str | None) -> int:
-        assert self.data is not None
-        found = 0
-        for target in self.data.fr_links(uri):
-            node = self.executor.node_id(target)
-            if node is None:
-                continue
-            if category is None or self.executor.values.category(node) == category:
-                found += 1
-        return found
-
-    def _dated(self, uri: str) -> bool:
-        assert self.data is not None
-        doc = self.data.doc_of_entity(uri)
-        if doc is None:
-            return False
-        return bool(_YEAR.search(self.data.node(doc).get_content()))
+def _in_sorted(words: Sequence[str], word: str) -> bool:
+    """Whether ``word`` is in the sorted list ``words``."""
+    at = bisect.bisect_left(words, word)
+    return at < len(words) and words[at] == word

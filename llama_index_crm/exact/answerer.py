@@ -30,8 +30,9 @@ import numpy as np
 from llama_index.core.llms import LLM
 
 from llama_index_crm.errors import LLMUnavailable
-from llama_index_crm.exact.absence import AbsenceCheck, EmptyCheck, Proof, replace_words
+from llama_index_crm.exact.absence import AbsenceCheck, Proof, replace_words
 from llama_index_crm.exact.compare import Comparisons
+from llama_index_crm.exact.empty import EmptyCheck
 from llama_index_crm.exact.endpoint import EndpointExecutor, PlanEndpoint
 from llama_index_crm.exact.execute import TITLE_RELATION, ExactResult, Executor
 from llama_index_crm.exact.language import Lexicon, Lexicons
