@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
+from llama_index_crm.exact.holders import coming_into_being, holder_names
 from llama_index_crm.exact.linking import mentions, mentions_forms
 from llama_index_crm.exact.paths import ASSIGNED, PathEngine, Walk
 from llama_index_crm.exact.plan import Anchor, ExactPlan, Link, ValueFilter, Variable
@@ -82,17 +83,6 @@ UNTYPED_STATEMENTS: dict[str, Callable[[str], bool]] = {
 recognised (a size: "frame: 32 5/8 × 27 1/2 in. (82.9 × 69.9 cm)")."""
 
 
-
-
-MIN_HOLDER_EVENTS = 10
-"""An institution holds at least this many of the graph's events (not a committee's two
-inscriptions of a site)."""
-BEING_IN = ("P108i_was_produced_by", "P92i_was_brought_into_existence_by", "P98i_was_born",
-            "P100i_died_in", "P94i_was_created_by", "P93i_was_taken_out_of_existence_by")
-"""Properties into an event by which a work or a person comes into (or out of) being."""
-BEING_OUT = ("P108_has_produced", "P92_brought_into_existence", "P98_brought_into_life",
-             "P100_was_death_of", "P94_has_created", "P93_took_out_of_existence")
-"""The same, out of the event."""
 
 
 class _RunState(threading.local):
@@ -214,30 +204,15 @@ class Executor(Ranking):
         """Actors, by name, that carried out at least half of the graph's events (a museum's
         exhibition history: the museum, recorded anew in each exhibition's record)."""
         relation = self.lexicon.get("carried-out-by")
-        events = np.setdiff1d(self.members_of_category("Event"), self._coming_into_being())
+        events = np.setdiff1d(self.members_of_category("Event"),
+                              coming_into_being(self.store, self.engine))
         if relation is None or not len(events):
             return set()
         walk = self.walker.walk(relation, events)
-        by_name: dict[str, set[int]] = {}
-        for start, node in zip(walk.start.tolist(), walk.node.tolist(), strict=True):
-            by_name.setdefault(fold_name(self.label(node)), set()).add(start)
-        named = {n for n, starts in by_name.items()
-                 if n and len(starts) >= max(MIN_HOLDER_EVENTS,
-                                             HOLDER_SHARE * len(np.unique(walk.start)))}
+        labels = [fold_name(self.label(int(n))) for n in walk.node.tolist()]
+        named = holder_names(walk.start, labels, HOLDER_SHARE)
         return {self.uri(int(node)) for node in np.unique(walk.node).tolist()
                 if fold_name(self.label(int(node))) in named}
-
-    def _coming_into_being(self) -> np.ndarray:
-        """Productions, births and deaths: events a work or a person has, not ones an
-        institution holds (a maker of half the works is no holder of the collection)."""
-        store = self.store
-        found = [np.empty(0, dtype=np.int64)]
-        for names, offsets, preds in ((BEING_IN, store.in_offsets, store.in_p),
-                                      (BEING_OUT, store.out_offsets, store.p_ids)):
-            ids = np.concatenate([self.engine.property_ids(n) for n in names])
-            owner = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
-            found.append(np.unique(owner[np.isin(preds, ids)]))
-        return np.concatenate(found)
 
     def members_of_category(self, category: str | None) -> np.ndarray:
         """Term ids of every node of a category (every non-literal node for None/Any)."""
