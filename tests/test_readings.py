@@ -739,3 +739,11 @@ def test_a_type_noun_after_a_name_is_no_missing_name(portraits: ExactAnswerer) -
     proof = portraits.absence.check("Otto screenprints", question)
     assert not proof.proven and "type" in proof.reason
     assert portraits.absence.check("Otto Quaxl", question).reason != proof.reason
+
+
+@pytest.mark.parametrize("question", ["When were the wall paintings of Agios Sozomenos made?",
+                                      "Who founded the Kykkos Monastery?"])
+def test_an_absent_name_beside_ordinary_words_is_absent(demo: ExactAnswerer,
+                                                        question: str) -> None:
+    # "wall" is no name, and a name before a class noun written as a name is a name
+    assert demo.answer(question).status == "not_found"

@@ -111,6 +111,8 @@ class Proof:
     """The words name a node of another kind than the reading expected."""
     describes: bool = False
     """The word describes the actor noun after it ("which Mexican artist")."""
+    ordinary: bool = False
+    """The words are no name at all (an ordinary word, a describing word, the noun counted)."""
 
 
 class AbsenceCheck:
@@ -147,14 +149,16 @@ class AbsenceCheck:
             return Proof(text, False, typed)
         if self.modifier(text, question, nouns, actors):
             return Proof(text, False, f"“{text}” describes the noun after it (“the Russian "
-                                      f"artist”), it does not name a node", describes=True)
+                                      f"artist”), it does not name a node", describes=True,
+                         ordinary=True)
         if self.counted_noun(text, question, nouns):
-            return Proof(text, False, f"“{text}” is the noun the question counts, not a name")
+            return Proof(text, False, f"“{text}” is the noun the question counts, not a name",
+                         ordinary=True)
         if not self.name_shaped(text, question, vocabulary, foreign=foreign, verbs=verbs,
                                 language=language):
             continued = self._continued_proof(text, question)  # "de saint Néophyte"
             return continued or Proof(text, False, f"“{text}” is not a name (an ordinary "
-                                                   f"word)")
+                                                   f"word)", ordinary=True)
         whole = next((c.name for c in elsewhere if c.how == "partial" and
                       _holds_most(question, c.name)), None)
         if whole is not None:  # a title cut short by its quotes; "the Holy Cross church"
@@ -378,11 +382,16 @@ class AbsenceCheck:
         if len(folded) != 1 or not nouns or any(
                 fold_name(t) == folded[0] for t in quoted_titles(question)):
             return False
-        keys = [fold_name(m.group()) for m in _WORD.finditer(question)]
+        tokens = [m.group() for m in _WORD.finditer(question)]
+        keys = [fold_name(t) for t in tokens]
         at = _find(keys, folded)
         following = keys[at + 1] if at is not None and at + 1 < len(keys) else ""
         before = keys[at - 1] if at is not None and at > 0 else ""
         if not following:
+            return False
+        assert at is not None
+        if tokens[at + 1][:1].isupper() and sum(t[:1].isupper() for t in tokens) < \
+                0.8 * len(tokens):  # "the Kykkos Monastery": a name and its noun, written so
             return False
         if before in {"the", "a", "an"}:
             return following in nouns or singularise(following) in nouns

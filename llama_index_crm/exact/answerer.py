@@ -450,6 +450,11 @@ class ExactAnswerer(Readings, Comparisons):
             stated = self._stated(question, proofs[0].text, language)
             if stated is not None:
                 return stated
+        absent = [m for m, p in zip(missing, proofs, strict=True) if p.proven]
+        if absent and all(p.ordinary for p in unproven):
+            # "the wall paintings of Agios Sozomenos": a name proven absent, beside words
+            # that are no name at all, is absent whatever those words mean
+            return replace(self._not_found(absent), language=language)
         if unproven:
             readings = []
             for proof in unproven:
