@@ -747,3 +747,18 @@ def test_an_absent_name_beside_ordinary_words_is_absent(demo: ExactAnswerer,
                                                         question: str) -> None:
     # "wall" is no name, and a name before a class noun written as a name is a name
     assert demo.answer(question).status == "not_found"
+
+
+@pytest.mark.parametrize("question", ["who portrayed Otto Lind",
+                                      "Which artists have portrayed Otto Lind?"])
+def test_who_portrayed_a_person_names_the_makers(portraits: ExactAnswerer, question: str) -> None:
+    # the makers of the works depicting him, not the people the works titled so depict
+    answer = portraits.answer(question)
+    assert answer.status == "answered"
+    assert {i["label"] for i in answer.items} == {"Clara Voss", "Ivo Marek"}
+
+
+def test_who_did_an_artist_photograph_names_the_sitters(portraits: ExactAnswerer) -> None:
+    answer = portraits.answer("Who did Clara Voss paint?")
+    assert answer.status == "answered"
+    assert {i["label"] for i in answer.items} == {"Mathilde K. Brand", "Otto Lind"}
