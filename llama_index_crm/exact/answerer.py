@@ -18,6 +18,7 @@ table once.
 
 from __future__ import annotations
 
+import bisect
 import logging
 import re
 import threading
@@ -451,7 +452,9 @@ class ExactAnswerer(Readings, Comparisons):
             if stated is not None:
                 return stated
         absent = [m for m, p in zip(missing, proofs, strict=True) if p.proven]
-        if absent and all(p.ordinary for p in unproven):
+        if absent and unproven and all(p.ordinary for p in unproven) and all(
+                not m.elsewhere and self._unheard(m.text) and _capitalised(question, m.text)
+                for m in absent):
             # "the wall paintings of Agios Sozomenos": a name proven absent, beside words
             # that are no name at all, is absent whatever those words mean
             return replace(self._not_found(absent), language=language)
@@ -658,6 +661,16 @@ class ExactAnswerer(Readings, Comparisons):
                          dict.fromkeys(triples)],
         }
 
+    def _unheard(self, text: str) -> bool:
+        """Whether a name holds a word no name of the graph has ("Sozomenos", not "World
+        Heritage" or "Starry Night", words of other names)."""
+        vocabulary = self.names.vocabulary
+        for word in fold_name(text).split():
+            at = bisect.bisect_left(vocabulary, word)
+            if len(word) > 3 and not (at < len(vocabulary) and vocabulary[at] == word):
+                return True
+        return False
+
     def _titled(self, question: str, missing: Missing, language: str) -> ExactAnswer | None:
         """Works asked for by words no node is named but works' titles hold ("pictures of
         the Dallas Cotton Mill", "photographs titled with Great Spruce Head Island"): read
@@ -781,4 +794,9 @@ def unworded(missing: Sequence[str], understanding: Understanding) -> list[str]:
     return [r for r in missing if r not in named]
 
 
-
+def _capitalised(question: str, text: str) -> bool:
+    """Whether ``text`` is two words or more, each written with a capital in ``question``
+    ("Agios Sozomenos", not "Troodos World Heritage listing" or one German noun)."""
+    at = question.find(text)
+    words = question[at:at + len(text)].split() if at >= 0 else []
+    return len(words) >= 2 and all(w[:1].isupper() for w in words)
