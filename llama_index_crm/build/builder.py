@@ -28,7 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from llama_index_crm.build.chaining import CHAIN_THRESHOLD, chain_thin_documents
+from llama_index_crm.build.chaining import CHAIN_THRESHOLD, chain_in_store
 from llama_index_crm.build.documents import DocumentWriter, EntityDocument
 from llama_index_crm.build.labels import Labeller, local_words
 from llama_index_crm.build.memory import peak_rss_mb, process_peak
@@ -646,8 +646,7 @@ class DocumentBuilder:
         self.stats.triples_archived = tw.count
         _merge_fr_edges(self.work_dir / FR_EDGES_FILE, sorted(parts.glob("fredges-*.parquet")))
         store = TripleStore.load(triples_path)
-        final = chain_thin_documents(docs, store.neighbours, self.chain_threshold,
-                                     degree=store.degree)
+        final = chain_in_store(docs, store, self.chain_threshold)
         self.stats.documents = len(final)
         self.stats.documents_chained = len(docs) - len(final)
         self.stats.seconds = round(self.stats.seconds + time.perf_counter() - start, 3)
