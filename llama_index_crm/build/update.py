@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -38,7 +39,7 @@ from llama_index_crm.build.builder import (
     write_documents,
     write_labels,
 )
-from llama_index_crm.build.chaining import CHAIN_THRESHOLD, chain_thin_documents
+from llama_index_crm.build.chaining import CHAIN_THRESHOLD, chain_in_store
 from llama_index_crm.build.delta import DeltaSource, GraphDelta
 from llama_index_crm.build.documents import EntityDocument
 from llama_index_crm.build.labels import Labeller, local_words
@@ -86,6 +87,9 @@ class UpdateResult:
     meta_changed: set[str] = field(default_factory=set)
     """Documents whose row of ``doc_meta.parquet`` may differ from the earlier one: a new
     docstore row, or ``named`` changed."""
+    term_map: np.ndarray | None = None
+    """When the FR edges are written as they were: the id in the new triple store of each
+    term id of the earlier one (-1: gone)."""
 
 
 def _classify(source: DeltaSource, nodes: list[str], ontology: Ontology) -> tuple[int, int]:
@@ -102,37 +106,75 @@ def _classify(source: DeltaSource, nodes: list[str], ontology: Ontology) -> tupl
     return satellites, uncategorised
 
 
-def _labelled_triples(folder: Path, source: DeltaSource, delta: GraphDelta,
-                      terms: pa.Array, labels: pa.Array, ontology: Ontology) -> pa.Table:
-    """The archive after ``delta``, labelled with the archive-wide labels."""
+def _added_rows(delta: GraphDelta, schema: pa.Schema, ontology: Ontology) -> pa.Table:
+    """The rows ``delta`` adds, unlabelled but for their predicates and literals."""
+    rows = sorted(delta.added)
+    nb = Neighbourhood(ontology)
+    p_labels = {}
+    for _, p, _ in rows:
+        if p not in p_labels:
+            key = nb.predicate_key(p)
+            p_labels[p] = ontology.label(key) if key != p else local_words(p)
+    o_labels = []
+    for _, _, o in rows:
+        value = decode_object(o)
+        o_labels.append(value if isinstance(value, str) and not o.startswith('"')
+                        else getattr(value, "value", ""))
+    return pa.table({
+        "s": [r[0] for r in rows], "s_label": [""] * len(rows),
+        "p": [r[1] for r in rows], "p_label": [p_labels[r[1]] for r in rows],
+        "o": [r[2] for r in rows],
+        "o_label": [lab if r[2].startswith('"') else "" for r, lab in zip(rows, o_labels,
+                                                                          strict=True)],
+    }, schema=schema)
+
+
+def relabelled_terms(old_labels: pa.Table, best: pa.Table, candidates: set[str]) -> set[str]:
+    """The terms among ``candidates`` whose archive-wide label (``""`` when none) differs
+    between ``old_labels`` and ``best`` (both (term, label, rank) tables)."""
+    if not candidates:
+        return set()
+    wanted = pa.array(sorted(candidates), pa.string())
+
+    def labels(table: pa.Table) -> dict[str, str]:
+        hit = table.filter(pc.is_in(table.column("term"), value_set=wanted))
+        return dict(zip(hit.column("term").to_pylist(), hit.column("label").to_pylist(),
+                        strict=True))
+
+    before, after = labels(old_labels), labels(best)
+    return {t for t in candidates if (before.get(t) or "") != (after.get(t) or "")}
+
+
+def _labelled_triples(folder: Path, delta: GraphDelta, terms: pa.Array, labels: pa.Array,
+                      relabelled: set[str], ontology: Ontology) -> pa.Table:
+    """The archive after ``delta``, labelled with the archive-wide labels.
+
+    The stored archive is labelled with the earlier labels (``labels.parquet``), as a
+    build or an update writes it: only its rows with a subject or an object among
+    ``relabelled`` (the terms whose label changed) and the added rows are labelled here;
+    the other rows are kept as stored, with the removed rows taken out."""
     table = pq.read_table(folder / TRIPLES_FILE, columns=list(TRIPLE_COLUMNS))
+    s, o = table.column("s"), table.column("o")
+    drop = np.zeros(table.num_rows, dtype=bool)
     if delta.removed:
-        joined = pc.binary_join_element_wise(
-            table.column("s"), table.column("p"), table.column("o"), "\x00")
-        gone = pa.array(["\x00".join(k) for k in delta.removed], pa.string())
-        table = table.filter(pc.invert(pc.is_in(joined, value_set=gone)))
+        subjects = pa.array(sorted({k[0] for k in delta.removed}), pa.string())
+        rows = np.flatnonzero(pc.is_in(s, value_set=subjects).to_numpy(zero_copy_only=False))
+        if len(rows):
+            found = table.select(["s", "p", "o"]).take(pa.array(rows, pa.int64()))
+            keys = zip(*(found.column(c).to_pylist() for c in ("s", "p", "o")), strict=True)
+            drop[rows[[k in delta.removed for k in keys]]] = True
+    touch = np.zeros(table.num_rows, dtype=bool)
+    if relabelled:
+        value_set = pa.array(sorted(relabelled), pa.string())
+        touch = (pc.is_in(s, value_set=value_set).to_numpy(zero_copy_only=False)
+                 | pc.is_in(o, value_set=value_set).to_numpy(zero_copy_only=False))
+    touch &= ~drop
+    kept = table.filter(pa.array(~(drop | touch)))
+    redone = table.filter(pa.array(touch))
     if delta.added:
-        rows = sorted(delta.added)
-        nb = Neighbourhood(ontology)
-        p_labels = {}
-        for _, p, _ in rows:
-            if p not in p_labels:
-                key = nb.predicate_key(p)
-                p_labels[p] = ontology.label(key) if key != p else local_words(p)
-        o_labels = []
-        for _, _, o in rows:
-            value = decode_object(o)
-            o_labels.append(value if isinstance(value, str) and not o.startswith('"')
-                            else getattr(value, "value", ""))
-        added = pa.table({
-            "s": [r[0] for r in rows], "s_label": [""] * len(rows),
-            "p": [r[1] for r in rows], "p_label": [p_labels[r[1]] for r in rows],
-            "o": [r[2] for r in rows],
-            "o_label": [lab if r[2].startswith('"') else "" for r, lab in zip(rows, o_labels,
-                                                                              strict=True)],
-        }, schema=table.schema)
-        table = pa.concat_tables([table, added])
-    return _relabel(table, terms, labels)
+        redone = pa.concat_tables([redone, _added_rows(delta, table.schema, ontology)])
+    return pa.concat_tables([kept.cast(TRIPLE_SCHEMA),
+                             _relabel(redone, terms, labels).cast(TRIPLE_SCHEMA)])
 
 
 def update_structure(folder: Path, work: Path, delta: GraphDelta, description: str, *,
@@ -220,7 +262,9 @@ def update_structure(folder: Path, work: Path, delta: GraphDelta, description: s
     best = reduce_labels([old_labels.filter(keep_labels).cast(docs_rows.schema), docs_rows,
                           fresh, *(t.cast(docs_rows.schema) for t in label_rows)])
     terms, labels = best.column("term").combine_chunks(), best.column("label").combine_chunks()
-    table = _labelled_triples(folder, source, delta, terms, labels, ontology)
+    relabelled = relabelled_terms(old_labels, best, dirty | {
+        t for part in (docs_rows, fresh, *label_rows) for t in part.column("term").to_pylist()})
+    table = _labelled_triples(folder, delta, terms, labels, relabelled, ontology)
     # rows keep their own labels (a term that is a predicate and an object has two)
     tmp = work / (TRIPLES_FILE + ".tmp")
     table = table.cast(TRIPLE_SCHEMA)
@@ -230,6 +274,7 @@ def update_structure(folder: Path, work: Path, delta: GraphDelta, description: s
     new_store = TripleStore(table, work / TRIPLES_FILE,
                             terms=store.terms_after(delta.removed, delta.added))
     del table
+    term_map = None if edges_changed else store.positions_in(new_store)
     # the labels of terms the change took out of the archive go with them
     changed_terms = {k[0] for k in delta.removed} | {k[2] for k in delta.removed} | set(gone)
     absent = sorted(t for t in changed_terms if new_store.id_of(t) is None)
@@ -242,8 +287,7 @@ def update_structure(folder: Path, work: Path, delta: GraphDelta, description: s
         for n in ((s,) if o.startswith('"') or p == RDF_TYPE else (s, o))}, ontology)
     seconds["triples"] = time.perf_counter() - started
     started = time.perf_counter()
-    final = chain_thin_documents([_copy(d) for d in docs], new_store.neighbours,
-                                 CHAIN_THRESHOLD, degree=new_store.degree)
+    final = chain_in_store(docs, new_store, CHAIN_THRESHOLD)
     seconds["chaining"] = time.perf_counter() - started
     started = time.perf_counter()
     pq.write_table(edges, work / FR_EDGES_FILE)
@@ -260,7 +304,7 @@ def update_structure(folder: Path, work: Path, delta: GraphDelta, description: s
     return UpdateResult(final, docstore, stats, delta, affected,
                         [u for u in sorted(old_uris - {d.uri for d in docs})],
                         {k: round(v, 3) for k, v in seconds.items()}, names_changed,
-                        edges_changed, old_texts, changes, remade)
+                        edges_changed, old_texts, changes, remade, term_map)
 
 
 def _metadata_json(doc: EntityDocument) -> str:
@@ -357,8 +401,3 @@ def _resolve(source: DeltaSource, nodes: list[str], ontology: Ontology) -> pa.Ta
     return pa.table({"term": pa.array(nodes, pa.string()),
                      "label": pa.array([found[n][0] for n in nodes], pa.string()),
                      "rank": pa.array([1 if found[n][1] else 2 for n in nodes], pa.int8())})
-
-
-def _copy(doc: EntityDocument) -> EntityDocument:
-    return EntityDocument(doc.uri, doc.label, doc.category, list(doc.classes), doc.text,
-                          list(doc.chained_from), list(doc.satellites), [], doc.named)

@@ -279,6 +279,13 @@ class TripleStore:
             terms = terms.take(pc.sort_indices(terms))
         return terms
 
+    def positions_in(self, other: TripleStore) -> np.ndarray:
+        """The id in ``other`` of each term of this store (-1 where ``other`` has no such
+        term), by term id: since ids are ranks in byte order, the ids of the terms both
+        stores hold keep their order."""
+        found = pc.index_in(self._terms.array, value_set=other._terms.array)  # noqa: SLF001
+        return found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+
     @classmethod
     def from_triples(cls, rows: Iterable[Triple | TripleRow]) -> TripleStore:
         """A small in-memory store (tests, candidate pools), deduplicated like the archive.

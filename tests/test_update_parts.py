@@ -1,0 +1,201 @@
+"""The parts of an update that reuse the earlier index's files instead of making them
+again (session 32): each gives what making the part anew gives.
+
+- BM25 scores computed over every (document, token) pair at once (:class:`ArrayBM25`):
+  the arrays ``bm25s`` computes one document at a time, bit for bit;
+- vectors and a flat FAISS index patched beside the earlier files (:class:`Beside`): the
+  bytes ``np.save`` and ``faiss.write_index`` write; unchanged files hard-linked;
+- the FR-link arrays renumbered to a new store's term ids (:func:`remapped_fr_links`):
+  the arrays :func:`fr_link_arrays` computes, or None when an FR edge's term came or
+  went;
+- the archive relabelled only where a label changed (:func:`relabelled_terms`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import bm25s
+import faiss
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from llama_index_crm.build.update import relabelled_terms
+from llama_index_crm.graph.parts import (
+    BM25_DIR,
+    CORPUS_FILES,
+    FAISS_FILE,
+    VECTORS,
+    ArrayBM25,
+    Beside,
+    Bm25Settings,
+    _TokenIds,
+    _write_bm25,
+    bm25_from_tokens,
+    bm25_tokens,
+    fr_link_arrays,
+    remapped_fr_links,
+)
+from llama_index_crm.rdf import Literal, Triple
+from llama_index_crm.storage import TripleStore
+
+TEXTS = ["Portrait of a Lady\nType: painting\nMaker: Joshua Reynolds, Reynolds", "",
+         "The Reapers\nType: paintings by Stubbs; reapers reaping the reaped field",
+         "Troodos church\nPlace: Cyprus. Church of the Holy Cross, church, church",
+         "a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a",
+         "Unique zanzibar word here, quokkas and a lady"] * 7 + ["One more, at the end"]
+
+
+@pytest.mark.parametrize("method", ["lucene", "robertson", "atire", "bm25+"])
+def test_array_bm25_is_the_index_bm25s_makes(method: str) -> None:
+    """Every score, index and pointer equal to bm25s's own (lengths and repeated tokens
+    vary; a document is empty), for each scoring method (BM25+ falls back to bm25s)."""
+    tokens = bm25_tokens(TEXTS, Bm25Settings())
+    vocab = {t: i for i, t in enumerate(tokens.vocab)}
+    ours, theirs = ArrayBM25(method=method), bm25s.BM25(method=method)
+    ours.index(_TokenIds(tokens, dict(vocab)), show_progress=False)
+    theirs.index((tokens.lists(), dict(vocab)), show_progress=False)
+    assert ours.vocab_dict == theirs.vocab_dict
+    assert ours.scores["num_docs"] == theirs.scores["num_docs"] == len(TEXTS)
+    for key in ("data", "indices", "indptr"):
+        assert ours.scores[key].dtype == theirs.scores[key].dtype
+        assert ours.scores[key].tobytes() == theirs.scores[key].tobytes(), key
+    assert len(ours.scores["data"]) > len(TEXTS)
+    retriever = bm25_from_tokens(tokens, Bm25Settings())
+    assert isinstance(retriever.bm25, ArrayBM25)
+
+
+def _vector_files(folder: Path, vectors: np.ndarray, index: faiss.Index | None = None) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    np.save(folder / VECTORS, vectors)
+    if index is None:
+        index = faiss.IndexFlatIP(vectors.shape[1])
+        index.add(vectors)
+    faiss.write_index(index, str(folder / FAISS_FILE))
+
+
+def test_vectors_and_flat_faiss_patched_beside_are_the_files_written_anew(
+        tmp_path: Path) -> None:
+    rng = np.random.default_rng(32)
+    old = rng.standard_normal((50, 8)).astype(np.float32)
+    new = old.copy()
+    new[[0, 17, 49]] = rng.standard_normal((3, 8)).astype(np.float32)
+    _vector_files(tmp_path / "old", old)
+    _vector_files(tmp_path / "whole", new)
+    beside = Beside(tmp_path / "old", old, np.asarray([0, 17, 49]))
+    (tmp_path / "patched").mkdir()
+    for name in (VECTORS, FAISS_FILE):
+        assert beside.patch(name, tmp_path / "patched", new)
+        assert (tmp_path / "patched" / name).read_bytes() == \
+            (tmp_path / "whole" / name).read_bytes(), name
+        assert (tmp_path / "old" / name).stat().st_nlink == 1
+    assert np.array_equal(np.load(tmp_path / "old" / VECTORS), old)  # left as it was
+    # nothing changed: the same file, linked
+    (tmp_path / "same").mkdir()
+    assert Beside(tmp_path / "old", old, np.zeros(0, np.int64)).patch(
+        FAISS_FILE, tmp_path / "same", old)
+    assert (tmp_path / "same" / FAISS_FILE).stat().st_ino == \
+        (tmp_path / "old" / FAISS_FILE).stat().st_ino
+    # not the earlier vectors' file, or not a flat index: refused, nothing written
+    (tmp_path / "refused").mkdir()
+    assert not Beside(tmp_path / "old", new, np.asarray([0])).patch(
+        VECTORS, tmp_path / "refused", new)
+    assert not Beside(tmp_path / "old", old[:40], np.asarray([0])).patch(
+        VECTORS, tmp_path / "refused", new[:40])
+    hnsw = faiss.IndexHNSWFlat(8, 4, faiss.METRIC_INNER_PRODUCT)
+    hnsw.add(old)
+    _vector_files(tmp_path / "hnsw", old, hnsw)
+    assert not Beside(tmp_path / "hnsw", old, np.asarray([0])).patch(
+        FAISS_FILE, tmp_path / "refused", new)
+    assert not any((tmp_path / "refused").iterdir())
+
+
+def test_bm25_corpus_files_are_linked_beside(tmp_path: Path) -> None:
+    """With the same rows, the corpus files (the rows' ids) are the earlier ones, linked;
+    the scores are written anew."""
+    settings = Bm25Settings()
+    ids = [f"ex:{i}" for i in range(len(TEXTS))]
+    for name in ("old", "new", "whole"):
+        (tmp_path / name).mkdir()
+    retriever = bm25_from_tokens(bm25_tokens(TEXTS, settings), settings)
+    _write_bm25(tmp_path / "old" / BM25_DIR, retriever, ids, settings)
+    changed = bm25_from_tokens(bm25_tokens(TEXTS[::-1], settings), settings)
+    _write_bm25(tmp_path / "new" / BM25_DIR, changed, ids, settings,
+                tmp_path / "old" / BM25_DIR)
+    _write_bm25(tmp_path / "whole" / BM25_DIR, changed, ids, settings)
+    for name in sorted(p.name for p in (tmp_path / "whole" / BM25_DIR).iterdir()):
+        assert (tmp_path / "new" / BM25_DIR / name).read_bytes() == \
+            (tmp_path / "whole" / BM25_DIR / name).read_bytes(), name
+    for name in CORPUS_FILES:
+        assert (tmp_path / "new" / BM25_DIR / name).stat().st_ino == \
+            (tmp_path / "old" / BM25_DIR / name).stat().st_ino
+    first = (tmp_path / "new" / BM25_DIR / "corpus.jsonl").read_text().splitlines()[0]
+    assert json.loads(first) == {"node_id": "ex:0"}
+
+
+EX = "http://example.org/"
+FR = "fr:thing-from-place"
+
+
+def _fr_edges(pairs: list[tuple[str, str]]) -> pa.Table:
+    return pa.table({"s": [EX + s for s, _ in pairs], "fr": [FR] * len(pairs),
+                     "o": [EX + o for _, o in pairs]})
+
+
+def _store(extra: list[Triple]) -> TripleStore:
+    base = [Triple(EX + s, EX + "p", EX + o) for s, o in
+            (("a", "b"), ("b", "c"), ("c", "d"), ("d", "e"), ("e", "a"))]
+    base += [Triple(EX + n, EX + "name", Literal(f"name of {n}")) for n in "abcde"]
+    return TripleStore.from_triples(base + extra)
+
+
+@pytest.mark.parametrize("change", ["literal", "term-gone", "term-new", "linked-gone",
+                                    "linked-new"])
+def test_fr_links_renumbered_are_those_made_anew(change: str) -> None:
+    """The FR graph as it was (same edges) over a store whose terms moved: renumbering
+    the earlier arrays gives :func:`fr_link_arrays` of the new store; when an edge's term
+    leaves or enters the archive, None (the arrays are made anew)."""
+    edges = _fr_edges([("a", "c"), ("c", "e"), ("e", "a"), ("b", "zz")])
+    before = _store([Triple(EX + "zz0", EX + "p", EX + "a"),
+                     Triple(EX + "c", EX + "label", Literal("old label"))])
+    after = {
+        "literal": [Triple(EX + "zz0", EX + "p", EX + "a"),
+                    Triple(EX + "c", EX + "label", Literal("a new label"))],
+        "term-gone": [Triple(EX + "c", EX + "label", Literal("old label"))],
+        "term-new": [Triple(EX + "zz0", EX + "p", EX + "a"), Triple(EX + "aa", EX + "p",
+                                                                     EX + "b")],
+        "linked-gone": [Triple(EX + "zz0", EX + "p", EX + "a")],
+        "linked-new": [Triple(EX + "zz0", EX + "p", EX + "a"), Triple(EX + "zz", EX + "p",
+                                                                       EX + "b")],
+    }[change]
+    if change == "linked-gone":  # "e" leaves the archive, and its FR edges with it
+        before = TripleStore.from_triples([*_store([]).triples_of(EX + "a"),
+                                           *_store([]).triples_of(EX + "c")])
+        after_store = TripleStore.from_triples(_store([]).triples_of(EX + "a"))
+    else:
+        after_store = _store(after)
+    offsets, targets = fr_link_arrays(before, edges)
+    got = remapped_fr_links(offsets, targets, before.positions_in(after_store), after_store,
+                            edges)
+    if change in ("linked-gone", "linked-new"):
+        assert got is None
+        return
+    assert got is not None
+    want = fr_link_arrays(after_store, edges)
+    assert before.terms != after_store.terms or change == "literal"
+    for a, b in zip(got, want, strict=True):
+        assert a.dtype == b.dtype and a.tolist() == b.tolist()
+    assert int(got[0][-1]) == 6  # three edges, both ways
+
+
+def test_relabelled_terms_are_those_whose_label_changed() -> None:
+    def table(rows: dict[str, str]) -> pa.Table:
+        return pa.table({"term": list(rows), "label": list(rows.values()),
+                         "rank": pa.array([1] * len(rows), pa.int8())})
+
+    old = table({"a": "A", "b": "B", "c": "C", "d": ""})
+    new = table({"a": "A", "b": "B2", "d": "", "e": "E", "f": ""})
+    assert relabelled_terms(old, new, {"a", "b", "c", "d", "e", "f", "g"}) == {"b", "c", "e"}
+    assert relabelled_terms(old, new, {"a"}) == set()
