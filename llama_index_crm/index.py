@@ -5,6 +5,8 @@ Layout of a persisted index::
     manifest.json        versions, embedding model and dimension, counts, config hash
     documents.parquet    the docstore (CrmDocumentStore)
     triples.parquet      every triple seen, labelled (TripleStore)
+    triples.parquet.ids.npz, triples.parquet.terms.arrow
+                         its encoding (term ids, terms, labels), read instead of encoding it
     fr_edges.parquet     the FR graph: one row per FR match
     doc_ids.json         row → document id (rows of the vectors, FAISS and BM25)
     vectors.npy          normalised document embeddings (float32)
@@ -100,6 +102,7 @@ from llama_index_crm.sources.base import GraphSource
 from llama_index_crm.storage.manifest import MANIFEST
 from llama_index_crm.storage.names import NAMES_FILE, update_names, write_names
 from llama_index_crm.storage.statistics import GraphStatistics, read_pagerank
+from llama_index_crm.storage.triples import encoding_files
 
 if TYPE_CHECKING:
     from llama_index.core.query_engine import RetrieverQueryEngine
@@ -342,7 +345,8 @@ class CrmGraphIndex(GraphData):
         self.docstore.persist(str(work))
         for name in (FR_EDGES_FILE, DOC_META, FR_OFFSETS, FR_TARGETS, NAMES_FILE):
             shutil.copy2(self.folder / name, work / name)
-        for name in (UNCHAINED_FILE, LABELS_FILE):  # what an update starts from
+        for name in (UNCHAINED_FILE, LABELS_FILE,  # what an update starts from
+                     *(p.name for p in encoding_files(self.folder / TRIPLES_FILE))):
             if (self.folder / name).exists():
                 shutil.copy2(self.folder / name, work / name)
         write_search_parts(work, self.doc_ids, self.vectors, self.faiss_index, self.bm25,
@@ -468,7 +472,8 @@ def _write_index(
     np.save(work / FR_OFFSETS, offsets)
     np.save(work / FR_TARGETS, targets)
     del docstore, offsets, targets
-    release_freed_memory()
+    if previous is None:  # a build; an update's garbage is small (and collecting it slow)
+        release_freed_memory()
     started = time.perf_counter()
     reused: dict[int, int] = {}
     if previous is not None:
@@ -514,7 +519,8 @@ def _write_index(
                 vectors[np.asarray(missing, dtype=np.int64)] = fresh
     embed_seconds = time.perf_counter() - started
     del texts
-    release_freed_memory()  # the embedding's freed heap, before BM25 and the statistics
+    if previous is None:  # the embedding's freed heap, before BM25 and the statistics
+        release_freed_memory()
     settings = Bm25Settings()
     old_tokens = CorpusTokens.read(doc_meta_before[0] / BM25_DIR) \
         if doc_meta_before is not None and previous is not None else None

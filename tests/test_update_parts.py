@@ -40,6 +40,7 @@ from llama_index_crm.graph.parts import (
 )
 from llama_index_crm.rdf import Literal, Triple
 from llama_index_crm.storage import TripleStore
+from llama_index_crm.storage.triples import encoding_files
 
 TEXTS = ["Portrait of a Lady\nType: painting\nMaker: Joshua Reynolds, Reynolds", "",
          "The Reapers\nType: paintings by Stubbs; reapers reaping the reaped field",
@@ -199,3 +200,135 @@ def test_relabelled_terms_are_those_whose_label_changed() -> None:
     new = table({"a": "A", "b": "B2", "d": "", "e": "E", "f": ""})
     assert relabelled_terms(old, new, {"a", "b", "c", "d", "e", "f", "g"}) == {"b", "c", "e"}
     assert relabelled_terms(old, new, {"a"}) == set()
+
+
+def test_the_encoding_kept_beside_an_archive_is_read_for_it(tmp_path: Path) -> None:
+    """``TripleStore.load`` reads the encoding written beside the archive (ids, terms,
+    labels: the store of encoding the archive), and ignores it once the archive is
+    written again without it."""
+    rows = [(EX + "a", "A", EX + "p", "p", EX + "b", "B"),
+            (EX + "b", "B", EX + "name", "name", '"bee"@en', "bee"),
+            (EX + "c", "", EX + "p", "p", EX + "a", "A")]
+    archive = tmp_path / "triples.parquet"
+    TripleStore.from_triples(rows).to_parquet(archive)
+    encoded = TripleStore.load(archive)
+    encoded.write_encoding()
+    assert all(p.is_file() for p in encoding_files(archive))
+    kept = TripleStore.load(archive)
+    for name in ("s_ids", "p_ids", "o_ids", "in_p", "in_s", "out_offsets", "in_offsets"):
+        a, b = getattr(encoded, name), getattr(kept, name)
+        assert a.dtype == b.dtype and a.tolist() == b.tolist(), name
+    assert [kept.term(i) for i in range(kept.terms)] == \
+        [encoded.term(i) for i in range(encoded.terms)]
+    assert [kept.label_of(i) for i in range(kept.terms)] == \
+        [encoded.label_of(i) for i in range(encoded.terms)] == ["bee", "A", "B", None,
+                                                                 "name", "p"]
+    assert kept.path == archive and kept.neighbours(EX + "a") == [EX + "b", EX + "c"]
+    # the archive written again (another graph): its own encoding, not the kept one
+    TripleStore.from_triples(rows[:2]).to_parquet(archive)
+    again = TripleStore.load(archive)
+    assert len(again) == 2 and again.id_of(EX + "c") is None
+
+
+def _table(rows: list[tuple[str, str, str, str, str, str]]) -> pa.Table:
+    from llama_index_crm.storage.triple_writer import TRIPLE_SCHEMA
+
+    return pa.table({name: [r[i] for r in rows] for i, name in enumerate(
+        ("s", "s_label", "p", "p_label", "o", "o_label"))}, schema=TRIPLE_SCHEMA)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_patched_store_is_the_store_of_the_changed_archive(seed: int) -> None:
+    """Rows removed (a term gone with its last row), rows added (new terms, a new
+    literal), a term relabelled in all its rows: the store renumbered from the earlier
+    one has the terms, ids, adjacency and labels of encoding the changed archive."""
+    import random
+
+    rng = random.Random(seed)
+    nodes = [f"{EX}n{i:02d}" for i in range(30)]
+    label = {n: (f"Node {n[-2:]}" if rng.random() < 0.7 else "") for n in nodes}
+    preds = [EX + "p", EX + "q", EX + "name"]
+
+    def row(s: str, p: str, o: str) -> tuple[str, str, str, str, str, str]:
+        lit = o.startswith('"')
+        return (s, label[s], p, p.rsplit("/", 1)[1], o, o.split('"')[1] if lit else label[o])
+
+    old_rows = list({(s, p, o): row(s, p, o) for s, p, o in (
+        (rng.choice(nodes), rng.choice(preds[:2]), rng.choice(nodes)) for _ in range(80))
+    }.values())
+    old_rows += [row(n, EX + "name", f'"name {n[-2:]}"') for n in nodes[::2]]
+    before = TripleStore(_table(old_rows))
+    removed = rng.sample(old_rows, 8) + [r for r in old_rows if r[0] == nodes[3]]
+    fresh = [f"{EX}new{i}" for i in range(3)]
+    label.update({n: f"New {n[-1]}" for n in fresh})
+    added = [row(fresh[0], EX + "p", nodes[5]), row(nodes[6], EX + "r", fresh[1]),
+             row(fresh[2], EX + "name", '"a new literal"'), row(nodes[7], EX + "q", nodes[8])]
+    added = [r for r in added if r[:5:2] not in {x[:5:2] for x in old_rows}]
+    renamed = nodes[9]
+    label[renamed] = "Renamed"
+    gone = {r[:5:2] for r in removed}
+    rows = [r for r in old_rows if r[:5:2] not in gone] + added
+    rows = [row(*r[:5:2]) if renamed in (r[0], r[4]) else r for r in rows]
+    table = _table(rows)
+    keys = [r[:5:2] for r in removed]
+    store, term_map = before.patched(keys, [r[:5:2] for r in added], table, None, {renamed})
+    whole = TripleStore(table)
+    assert store.terms == whole.terms and len(store) == len(whole)
+    for name in ("s_ids", "p_ids", "o_ids", "in_p", "in_s", "out_offsets", "in_offsets"):
+        a, b = getattr(store, name), getattr(whole, name)
+        assert a.dtype == b.dtype and a.tolist() == b.tolist(), name
+    assert [store.term(i) for i in range(store.terms)] == \
+        [whole.term(i) for i in range(whole.terms)]
+    assert [store.label_of(i) for i in range(store.terms)] == \
+        [whole.label_of(i) for i in range(whole.terms)]
+    assert store.label(renamed) == "Renamed" and store.label(fresh[0]) == "New 0"
+    assert term_map.tolist() == before.positions_in(whole).tolist()
+
+
+def test_document_table_column_by_column_is_the_table_of_rows() -> None:
+    """``document_table`` (made column by column) is the table ``pa.Table.from_pylist``
+    makes of one dict per document: empty lists, non-ASCII text, ``named`` False."""
+    from llama_index_crm.build.builder import _DOC_SCHEMA, document_table
+    from llama_index_crm.build.documents import EntityDocument
+
+    docs = [EntityDocument(EX + "a", "Ä", "Thing", ["c1", "c2"], "text\nmore é", [], [],
+                           named=False),
+            EntityDocument(EX + "b", "", "Actor", [], "", ["x"], ["sat1", "sat2"]),
+            EntityDocument(EX + "c", "C", "Place", ["c3"], "t" * 500)]
+    rows = pa.Table.from_pylist(
+        [{"uri": d.uri, "label": d.label, "category": d.category, "classes": d.classes,
+          "text": d.text, "satellites": d.satellites, "named": d.named} for d in docs],
+        schema=_DOC_SCHEMA)
+    table = document_table(docs)
+    assert table.schema == rows.schema and table.equals(rows)
+    assert table.column("named").to_pylist() == [False, True, True]
+
+
+def test_entities_after_a_delta_counted_from_the_changed_subjects() -> None:
+    """Counted from the entities before and tested node by node, the entities after a
+    delta are those listed over the whole graph: a subject that lost all its triples, one
+    newly typed as a schema class, a new subject, a blank node, an ontology term."""
+    from llama_index_crm.build.delta import DeltaSource, GraphDelta
+    from llama_index_crm.rdf import RDF_TYPE
+    from llama_index_crm.sources._filters import SCHEMA_TYPES
+
+    schema = sorted(SCHEMA_TYPES)[0]
+    crm = "http://www.cidoc-crm.org/cidoc-crm/"
+    triples = [Triple(EX + n, EX + "p", EX + "b") for n in "abcdef"]
+    triples += [Triple("_:x", EX + "p", EX + "a"), Triple(crm + "E22_Man-Made_Object",
+                                                          EX + "p", EX + "a"),
+                Triple(EX + "f", RDF_TYPE, schema)]
+    store = TripleStore.from_triples(triples)
+    delta = GraphDelta.from_triples(
+        added=[Triple(EX + "b", RDF_TYPE, schema), Triple(EX + "new", EX + "p", EX + "a"),
+               Triple("_:y", EX + "p", EX + "a")],
+        removed=[Triple(EX + "c", EX + "p", EX + "b"), Triple(EX + "f", RDF_TYPE, schema)]
+    ).against(store)
+    before = DeltaSource(store, GraphDelta(), "").entities()
+    source = DeltaSource(store, delta, "")
+    after = source.entities()
+    assert before == [EX + n for n in "abcde"]
+    assert after == [EX + n for n in ("a", "d", "e", "f", "new")]
+    assert source.entity_count(len(before)) == len(after)
+    nodes = [EX + n for n in ("a", "b", "c", "d", "e", "f", "new", "zz")] + ["_:x", "_:y"]
+    assert [n for n in nodes if source.is_entity(n)] == after

@@ -217,10 +217,9 @@ def write_labels(path: Path, terms: pa.Array, labels: pa.Array, ranks: pa.Array)
 
 def document_table(docs: list[EntityDocument]) -> pa.Table:
     """Documents as rows of the parts' schema (no FR edges, no chaining)."""
-    return pa.Table.from_pylist(
-        [{"uri": d.uri, "label": d.label, "category": d.category, "classes": d.classes,
-          "text": d.text, "satellites": d.satellites, "named": d.named} for d in docs],
-        schema=_DOC_SCHEMA)
+    return pa.table({name: pa.array([getattr(d, name) for d in docs], field.type)
+                     for name, field in zip(_DOC_SCHEMA.names, _DOC_SCHEMA, strict=True)},
+                    schema=_DOC_SCHEMA)
 
 
 def write_documents(path: Path, docs: list[EntityDocument]) -> None:
@@ -646,6 +645,7 @@ class DocumentBuilder:
         self.stats.triples_archived = tw.count
         _merge_fr_edges(self.work_dir / FR_EDGES_FILE, sorted(parts.glob("fredges-*.parquet")))
         store = TripleStore.load(triples_path)
+        store.write_encoding()  # what loads and updates read instead of encoding it again
         final = chain_in_store(docs, store, self.chain_threshold)
         self.stats.documents = len(final)
         self.stats.documents_chained = len(docs) - len(final)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -58,6 +58,7 @@ from llama_index_crm.storage.documents import (
     DocumentRecord,
     DocumentTable,
 )
+from llama_index_crm.storage.manifest import MANIFEST
 from llama_index_crm.storage.names import name_dependents
 from llama_index_crm.storage.triple_writer import FORMAT_KEY, TRIPLE_SCHEMA
 
@@ -202,8 +203,13 @@ def update_structure(folder: Path, work: Path, delta: GraphDelta, description: s
     store = TripleStore.load(folder / TRIPLES_FILE)
     delta = delta.against(store)
     source = DeltaSource(store, delta, description)
-    entities = source.entities()
-    entity_set = set(entities)
+    before = json.loads((folder / MANIFEST).read_text()).get("stats", {}).get("entities")
+    if isinstance(before, int):  # the entities are those before, but for the subjects
+        entity_count = source.entity_count(before)  # of changed triples
+        entity_set: Container[str] = _Entities(source)
+    else:
+        entity_set = set(source.entities())
+        entity_count = len(entity_set)
     old_docs = read_documents(folder / UNCHAINED_FILE)
     fr_edges = pq.read_table(folder / FR_EDGES_FILE)
     seconds["read"] = time.perf_counter() - started
@@ -220,7 +226,9 @@ def update_structure(folder: Path, work: Path, delta: GraphDelta, description: s
     seconds["affected"] = time.perf_counter() - started
     started = time.perf_counter()
     old_uris = {d.uri for d in old_docs}
-    gone = sorted(u for u in old_uris if u not in entity_set)
+    touched = {s for s, _, _ in delta.added | delta.removed}
+    gone = sorted(u for u in (old_uris & touched if isinstance(entity_set, _Entities)
+                              else old_uris) if u not in entity_set)
     todo = sorted(affected.entities)
     builder = DocumentBuilder(source, work, ontology=ontology, chunk_size=chunk_size,
                               fr_paths="walk")
@@ -270,11 +278,12 @@ def update_structure(folder: Path, work: Path, delta: GraphDelta, description: s
     table = table.cast(TRIPLE_SCHEMA)
     pq.write_table(table, tmp, compression="zstd")
     tmp.replace(work / TRIPLES_FILE)
-    # the store of the archive written, its terms patched rather than encoded again
-    new_store = TripleStore(table, work / TRIPLES_FILE,
-                            terms=store.terms_after(delta.removed, delta.added))
+    # the store of the archive written, renumbered from the earlier one, not encoded again
+    new_store, moved = store.patched(delta.removed, delta.added, table, work / TRIPLES_FILE,
+                                     relabelled)
+    new_store.write_encoding()
     del table
-    term_map = None if edges_changed else store.positions_in(new_store)
+    term_map = None if edges_changed else moved
     # the labels of terms the change took out of the archive go with them
     changed_terms = {k[0] for k in delta.removed} | {k[2] for k in delta.removed} | set(gone)
     absent = sorted(t for t in changed_terms if new_store.id_of(t) is None)
@@ -299,7 +308,7 @@ def update_structure(folder: Path, work: Path, delta: GraphDelta, description: s
     docstore.persist(str(work))
     seconds["write"] = time.perf_counter() - started
     was = sorted((set(todo) | {s for s, _, _ in delta.added | delta.removed}) - old_uris)
-    stats = _stats(folder, source, entities, docs, final, no_doc, was, ontology,
+    stats = _stats(folder, source, entity_count, docs, final, no_doc, was, ontology,
                    len(new_store))
     return UpdateResult(final, docstore, stats, delta, affected,
                         [u for u in sorted(old_uris - {d.uri for d in docs})],
@@ -364,12 +373,10 @@ def _patched_docstore(folder: Path, final: list[EntityDocument], triples: Triple
         set(fresh_ids)
 
 
-def _stats(folder: Path, source: DeltaSource, entities: list[str], docs: list[EntityDocument],
+def _stats(folder: Path, source: DeltaSource, entities: int, docs: list[EntityDocument],
            final: list[EntityDocument], no_doc: list[str], was: list[str],
            ontology: Ontology, triples: int) -> BuildStats:
     """The build figures of the updated graph: the old ones, corrected for what changed."""
-    from llama_index_crm.storage.manifest import MANIFEST
-
     old = json.loads((folder / MANIFEST).read_text()).get("stats", {})
     stats = BuildStats(**{k: v for k, v in old.items() if k in BuildStats.__dataclass_fields__})
     old_store = DeltaSource(source.store, GraphDelta(), "")
@@ -378,11 +385,28 @@ def _stats(folder: Path, source: DeltaSource, entities: list[str], docs: list[En
     now_sat, now_unc = _classify(source, no_doc, ontology)
     stats.satellites_absorbed += now_sat - was_sat
     stats.uncategorised += now_unc - was_unc
-    stats.entities = len(entities)
+    stats.entities = entities
     stats.documents = len(final)
     stats.documents_chained = len(docs) - len(final)
     stats.triples_archived = triples
     return stats
+
+
+class _Entities:
+    """``node in entities``: whether a node is an entity after the delta, found from its
+    own triples (:meth:`DeltaSource.is_entity`) rather than by listing every entity."""
+
+    def __init__(self, source: DeltaSource) -> None:
+        self._source = source
+        self._known: dict[str, bool] = {}
+
+    def __contains__(self, node: object) -> bool:
+        if not isinstance(node, str):
+            return False
+        found = self._known.get(node)
+        if found is None:
+            found = self._known[node] = self._source.is_entity(node)
+        return found
 
 
 def _resolve(source: DeltaSource, nodes: list[str], ontology: Ontology) -> pa.Table:
