@@ -91,6 +91,10 @@ class TermDictionary:
         pos = bisect.bisect_left(range(len(self)), key, key=self._bytes)
         return pos if pos < len(self) and self._bytes(pos) == key else None
 
+    def position(self, term: str) -> int:
+        """How many terms sort before ``term`` (its id, when it occurs)."""
+        return bisect.bisect_left(range(len(self)), term.encode(), key=self._bytes)
+
     def term(self, term_id: int) -> str:
         """The string of ``term_id``."""
         if not 0 <= term_id < len(self):
@@ -283,6 +287,13 @@ class TripleStore:
         of its rows) taken out and the rows ``added`` (none of its rows) put in: the
         ``terms`` of the store of that archive (``TripleStore(table, terms=...)``), found
         without encoding the archive again."""
+        return self._terms_after(removed, added)[0]
+
+    def _terms_after(self, removed: Iterable[tuple[str, str, str]],
+                     added: Iterable[tuple[str, str, str]]) -> tuple[pa.Array, np.ndarray]:
+        """:meth:`terms_after`, and the id among them of each of this store's term ids
+        (-1: gone): the terms kept stay in order, the new ones are put in between them
+        at their places (found by binary search), nothing is sorted again."""
         counts = np.bincount(np.concatenate([self.s_ids, self.p_ids, self.o_ids]),
                              minlength=len(self._terms)).astype(np.int64)
         fresh: set[str] = set()
@@ -299,11 +310,23 @@ class TripleStore:
                     fresh.add(term)
                 else:
                     counts[term_id] += 1
-        terms = self._terms.array.filter(pa.array(counts > 0))
-        if fresh:
-            terms = pa.concat_arrays([terms, pa.array(sorted(fresh), pa.large_string())])
-            terms = terms.take(pc.sort_indices(terms))
-        return terms
+        keep = counts > 0
+        kept = self._terms.array.filter(pa.array(keep))
+        kept_before = np.concatenate([[0], np.cumsum(keep)])  # kept ids below each id
+        new = sorted(fresh, key=lambda t: t.encode())
+        places = np.asarray([kept_before[self._terms.position(t)] for t in new],
+                            dtype=np.int64)
+        term_map = np.full(len(self._terms), -1, dtype=np.int64)
+        rank = np.arange(len(kept), dtype=np.int64)
+        term_map[keep] = rank + np.searchsorted(places, rank, side="right")
+        if not new:
+            return kept, term_map
+        pieces, last = [], 0
+        for term, place in zip(new, places.tolist(), strict=True):
+            pieces += [kept.slice(last, place - last), pa.array([term], pa.large_string())]
+            last = place
+        pieces.append(kept.slice(last))
+        return pa.concat_arrays(pieces), term_map
 
     def patched(self, removed: Iterable[tuple[str, str, str]],
                 added: Iterable[tuple[str, str, str]], table: pa.Table,
@@ -315,9 +338,7 @@ class TripleStore:
         renumbered, not by encoding ``table`` again (the same terms, ids and labels).
         Also returns the new id of each of this store's term ids (-1: gone)."""
         removed, added = list(removed), list(added)
-        terms = self.terms_after(removed, added).cast(pa.large_string())
-        term_map = pc.index_in(self._terms.array, value_set=terms).fill_null(-1) \
-            .to_numpy(zero_copy_only=False).astype(np.int64)
+        terms, term_map = self._terms_after(removed, added)
         store = TripleStore.__new__(TripleStore)
         store.path = None if path is None else Path(path)
         store._terms = TermDictionary(terms)
@@ -335,9 +356,17 @@ class TripleStore:
         if added:  # renumbered in order, the rows stay sorted; the added ones are sorted in
             more = [np.asarray([store._terms.id_of(row[k]) for row in added], dtype=np.int32)
                     for k in range(3)]
-            ids = [np.concatenate([a, b]) for a, b in zip(ids, more, strict=True)]
-            order = np.lexsort((ids[2], ids[1], ids[0]))
-            ids = [a[order] for a in ids]
+            n = len(terms)
+            if n ** 3 < 2 ** 63:  # each row as one int64 key: the new rows inserted in place
+                keys = (ids[0].astype(np.int64) * n + ids[1]) * n + ids[2]
+                new = (more[0].astype(np.int64) * n + more[1]) * n + more[2]
+                order = np.argsort(new)
+                at = np.searchsorted(keys, new[order])
+                ids = [np.insert(a, at, b[order]) for a, b in zip(ids, more, strict=True)]
+            else:
+                ids = [np.concatenate([a, b]) for a, b in zip(ids, more, strict=True)]
+                order = np.lexsort((ids[2], ids[1], ids[0]))
+                ids = [a[order] for a in ids]
         # labels: the earlier ones, but for the terms whose rows or labels changed, found
         # in their rows of the table as _labels_of finds them in the whole table
         back = np.full(len(terms), -1, dtype=np.int64)
