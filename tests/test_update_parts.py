@@ -237,13 +237,19 @@ def _table(rows: list[tuple[str, str, str, str, str, str]]) -> pa.Table:
         ("s", "s_label", "p", "p_label", "o", "o_label"))}, schema=TRIPLE_SCHEMA)
 
 
+@pytest.mark.parametrize("share", [0.0, 1.0])
 @pytest.mark.parametrize("seed", range(5))
-def test_a_patched_store_is_the_store_of_the_changed_archive(seed: int) -> None:
+def test_a_patched_store_is_the_store_of_the_changed_archive(
+        seed: int, share: float, monkeypatch: pytest.MonkeyPatch) -> None:
     """Rows removed (a term gone with its last row), rows added (new terms, a new
     literal), a term relabelled in all its rows: the store renumbered from the earlier
-    one has the terms, ids, adjacency and labels of encoding the changed archive."""
+    one has the terms, ids, adjacency and labels of encoding the changed archive (its
+    labels found in the touched rows, or in all rows)."""
     import random
 
+    from llama_index_crm.storage import triples
+
+    monkeypatch.setattr(triples, "RELABEL_ALL_ABOVE", share)  # rows labelled: all, some
     rng = random.Random(seed)
     nodes = [f"{EX}n{i:02d}" for i in range(30)]
     label = {n: (f"Node {n[-2:]}" if rng.random() < 0.7 else "") for n in nodes}
@@ -332,3 +338,30 @@ def test_entities_after_a_delta_counted_from_the_changed_subjects() -> None:
     assert source.entity_count(len(before)) == len(after)
     nodes = [EX + n for n in ("a", "b", "c", "d", "e", "f", "new", "zz")] + ["_:x", "_:y"]
     assert [n for n in nodes if source.is_entity(n)] == after
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_labels_merged_into_reduced_ones_are_the_labels_reduced_whole(seed: int) -> None:
+    """New label candidates merged into the earlier labels (one per term, reducing only
+    the terms they name) give what reducing every row again gives: lower ranks win, then
+    smaller labels; terms new and old, ties, empty labels."""
+    import random
+
+    from llama_index_crm.build.builder import reduce_labels
+    from llama_index_crm.build.update import merged_labels
+
+    rng = random.Random(seed)
+
+    def rows(n: int) -> pa.Table:
+        return pa.table({"term": pa.array([f"{EX}t{rng.randrange(40):02d}"
+                                           for _ in range(n)], pa.string()),
+                         "label": pa.array([rng.choice(["", "a", "b", "B", "é", "zz"])
+                                            for _ in range(n)], pa.string()),
+                         "rank": pa.array([rng.randrange(3) for _ in range(n)], pa.int8())})
+
+    kept = reduce_labels([rows(60)])
+    new = [rows(15), rows(0), rows(8)]
+    got = merged_labels(kept, new)
+    want = reduce_labels([kept, *new])
+    assert got.schema == want.schema and got.to_pylist() == want.to_pylist()
+    assert merged_labels(kept, [rows(0)]).to_pylist() == kept.to_pylist()

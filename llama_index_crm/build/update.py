@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import shutil
 import time
 from collections.abc import Callable, Container
 from dataclasses import dataclass, field
@@ -128,6 +130,18 @@ def _added_rows(delta: GraphDelta, schema: pa.Schema, ontology: Ontology) -> pa.
         "o_label": [lab if r[2].startswith('"') else "" for r, lab in zip(rows, o_labels,
                                                                           strict=True)],
     }, schema=schema)
+
+
+def merged_labels(kept: pa.Table, new: list[pa.Table]) -> pa.Table:
+    """``reduce_labels([kept, *new])`` when ``kept`` is already reduced (one row per term,
+    as ``labels.parquet`` holds them): only the terms of ``new`` are reduced again, with
+    their rows of ``kept``; the other rows are kept as they are."""
+    fresh = pa.concat_tables(new)
+    if not fresh.num_rows:
+        return kept.sort_by("term")
+    hit = pc.is_in(kept.column("term"), value_set=pc.unique(fresh.column("term")))
+    reduced = reduce_labels([kept.filter(hit), fresh]).cast(kept.schema)
+    return pa.concat_tables([kept.filter(pc.invert(hit)), reduced]).sort_by("term")
 
 
 def relabelled_terms(old_labels: pa.Table, best: pa.Table, candidates: set[str]) -> set[str]:
@@ -267,8 +281,8 @@ def update_structure(folder: Path, work: Path, delta: GraphDelta, description: s
                           "rank": pa.array([0] * len(rebuilt), pa.int8())})
     renamed = sorted(affected.renamed - {d.uri for d in rebuilt})
     fresh = _resolve(source, renamed, ontology)
-    best = reduce_labels([old_labels.filter(keep_labels).cast(docs_rows.schema), docs_rows,
-                          fresh, *(t.cast(docs_rows.schema) for t in label_rows)])
+    best = merged_labels(old_labels.filter(keep_labels).cast(docs_rows.schema),
+                         [docs_rows, fresh, *(t.cast(docs_rows.schema) for t in label_rows)])
     terms, labels = best.column("term").combine_chunks(), best.column("label").combine_chunks()
     relabelled = relabelled_terms(old_labels, best, dirty | {
         t for part in (docs_rows, fresh, *label_rows) for t in part.column("term").to_pylist()})
@@ -299,10 +313,14 @@ def update_structure(folder: Path, work: Path, delta: GraphDelta, description: s
     final = chain_in_store(docs, new_store, CHAIN_THRESHOLD)
     seconds["chaining"] = time.perf_counter() - started
     started = time.perf_counter()
-    pq.write_table(edges, work / FR_EDGES_FILE)
+    if edges_changed:
+        pq.write_table(edges, work / FR_EDGES_FILE)
+    else:  # the same rows in the same order: the earlier file (never written in place)
+        _link(folder / FR_EDGES_FILE, work / FR_EDGES_FILE)
     write_documents(work / UNCHAINED_FILE, docs)
     write_labels(work / LABELS_FILE, terms, labels, best.column("rank").combine_chunks())
-    docstore, old_texts, changes, remade = _patched_docstore(folder, final, new_store)
+    docstore, old_texts, changes, remade = _patched_docstore(
+        folder, final, new_store, {id(d) for d in kept})
     was_named = {d.uri: d.named for d in old_docs}
     remade |= {d.uri for d in final if was_named.get(d.uri) != d.named}
     docstore.persist(str(work))
@@ -323,13 +341,27 @@ def _metadata_json(doc: EntityDocument) -> str:
                       ensure_ascii=False)
 
 
-def _patched_docstore(folder: Path, final: list[EntityDocument], triples: TripleStore
+def _link(source: Path, target: Path) -> None:
+    """``target`` as a hard link to ``source`` (a copy where links cannot be made)."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
+
+
+def _patched_docstore(folder: Path, final: list[EntityDocument], triples: TripleStore,
+                      as_read: set[int] = frozenset()  # type: ignore[assignment]
                       ) -> tuple[CrmDocumentStore, dict[str, str], dict[str, int], set[str]]:
     """The docstore of ``final`` made from the earlier one: a document whose text and
     metadata are unchanged keeps its row as stored (the row a full build writes for it,
     since a record is made from these alone), the others are made anew; rows in the order
     of ``final``, as a build adds them. Also returns the earlier texts by id and how many
-    documents changed, were added and removed, and the ids of the rows made anew."""
+    documents changed, were added and removed, and the ids of the rows made anew.
+
+    ``as_read``: the ``id()`` of the final documents that are the earlier unchained ones
+    as read, nothing chained into them: with the stored text, such a document's stored
+    row was made from it (the same label, category and classes, nothing chained), so
+    its metadata is not compared again."""
     old = pq.read_table(folder / DOCUMENTS_FILE)
     if (old.schema.metadata or {}).get(FORMAT_KEY) != DOCUMENTS_FORMAT or any(
             name not in old.column_names for name in FIELDS):
@@ -347,7 +379,8 @@ def _patched_docstore(folder: Path, final: list[EntityDocument], triples: Triple
     changed = added = 0
     for d in final:
         i = row_of.get(d.uri)
-        if i is not None and texts[i] == d.text and metadata[i] == _metadata_json(d):
+        if i is not None and texts[i] == d.text and (
+                id(d) in as_read or metadata[i] == _metadata_json(d)):
             position.append(len(kept))
             kept.append(i)
             continue

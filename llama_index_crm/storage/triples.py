@@ -43,6 +43,10 @@ from llama_index_crm.storage.triple_writer import (
 SUBJECTS_BATCH = 10_000
 """Subjects decoded at a time by :meth:`TripleStore.subjects`."""
 
+RELABEL_ALL_ABOVE = 0.25
+"""A patched store finds the labels of the terms a change touched in their rows of the
+archive; above this share of its rows, in all of them."""
+
 SMALL_TAKE = 256
 """Up to this many ids, :meth:`TermDictionary.take` decodes in Python (no Arrow call)."""
 
@@ -379,13 +383,19 @@ class TripleStore:
             hit = pc.or_(pc.or_(pc.is_in(table.column("s"), value_set=value_set),
                                 pc.is_in(table.column("p"), value_set=value_set)),
                          pc.is_in(table.column("o"), value_set=value_set))
-            sub_dict, sub_ids, sub_labels = _encode(table.filter(hit))
-            wanted = np.asarray([sub_dict.id_of(t) for t in sorted(dirty)], dtype=np.int64)
-            where = np.asarray([store._terms.id_of(t) for t in sorted(dirty)], dtype=np.int64)
-            position = np.arange(len(terms), dtype=np.int64)
-            position[where] = len(terms) + np.arange(len(where))
-            labels = pa.concat_arrays([labels, sub_labels.cast(pa.large_string()).take(
-                pa.array(wanted))]).take(pa.array(position))
+            if pc.sum(hit).as_py() > table.num_rows * RELABEL_ALL_ABOVE:  # label every row
+                labels = _encode_known(table, terms)[2].cast(pa.large_string())
+            else:
+                sub_dict, _, sub_labels = _encode(table.filter(hit))
+                key = pa.array(sorted(dirty), pa.large_string())
+                wanted = pc.index_in(key, value_set=sub_dict.array).to_numpy(
+                    zero_copy_only=False).astype(np.int64)
+                where = pc.index_in(key, value_set=terms).to_numpy(
+                    zero_copy_only=False).astype(np.int64)
+                position = np.arange(len(terms), dtype=np.int64)
+                position[where] = len(terms) + np.arange(len(where))
+                labels = pa.concat_arrays([labels, sub_labels.cast(pa.large_string()).take(
+                    pa.array(wanted))]).take(pa.array(position))
         store._labels = labels
         store._index(*ids)
         return store, term_map
