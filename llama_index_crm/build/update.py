@@ -4,7 +4,9 @@
 (:mod:`llama_index_crm.build.affected`), writes their documents again over the archive with
 the delta laid on it (:class:`~llama_index_crm.build.delta.DeltaSource`, FR targets
 walked), keeps every other document as it was written, and then does what a build's
-``finish()`` does over the whole archive: one label per term, the labelled triple archive,
+``finish()`` does: one label per term (the stored labels merged with the rewritten
+documents'), the labelled triple archive (only rows whose terms changed label labelled
+again), its store (renumbered from the stored one, its encoding written beside it),
 chaining of thin documents. The result is what a full build of the changed graph writes.
 """
 
