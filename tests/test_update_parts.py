@@ -263,8 +263,14 @@ def test_a_patched_store_is_the_store_of_the_changed_archive(
         (rng.choice(nodes), rng.choice(preds[:2]), rng.choice(nodes)) for _ in range(80))
     }.values())
     old_rows += [row(n, EX + "name", f'"name {n[-2:]}"') for n in nodes[::2]]
+    # a node that is also a predicate: named "Node 04" as a node, "n04" as a predicate;
+    # when it loses its rows as a node, its label is the predicate's
+    label[nodes[4]] = "Node 04"
+    old_rows = [r for r in old_rows if r[:5:2] != (nodes[0], nodes[4], nodes[1])]
+    old_rows += [row(nodes[0], nodes[4], nodes[1]), row(nodes[4], EX + "p", nodes[2])]
     before = TripleStore(_table(old_rows))
     removed = rng.sample(old_rows, 8) + [r for r in old_rows if r[0] == nodes[3]]
+    removed += [r for r in old_rows if nodes[4] in (r[0], r[4]) and r not in removed]
     fresh = [f"{EX}new{i}" for i in range(3)]
     label.update({n: f"New {n[-1]}" for n in fresh})
     added = [row(fresh[0], EX + "p", nodes[5]), row(nodes[6], EX + "r", fresh[1]),
@@ -288,6 +294,7 @@ def test_a_patched_store_is_the_store_of_the_changed_archive(
     assert [store.label_of(i) for i in range(store.terms)] == \
         [whole.label_of(i) for i in range(whole.terms)]
     assert store.label(renamed) == "Renamed" and store.label(fresh[0]) == "New 0"
+    assert before.label(nodes[4]) == "Node 04" and store.label(nodes[4]) == "n04"
     assert term_map.tolist() == before.positions_in(whole).tolist()
 
 
