@@ -5,6 +5,8 @@ Layout of a persisted index::
     manifest.json        versions, embedding model and dimension, counts, config hash
     documents.parquet    the docstore (CrmDocumentStore)
     triples.parquet      every triple seen, labelled (TripleStore)
+    triples.parquet.ids.npz, triples.parquet.terms.arrow
+                         its encoding (term ids, terms, labels), read instead of encoding it
     fr_edges.parquet     the FR graph: one row per FR match
     doc_ids.json         row → document id (rows of the vectors, FAISS and BM25)
     vectors.npy          normalised document embeddings (float32)
@@ -82,6 +84,7 @@ from llama_index_crm.graph.parts import (
     FR_TARGETS,
     NAME_BOOST,
     VECTORS,
+    Beside,
     Bm25Settings,
     CorpusTokens,
     DocMeta,
@@ -92,6 +95,7 @@ from llama_index_crm.graph.parts import (
     lexical_node,
     lexical_text,
     names_of,
+    remapped_fr_links,
     write_search_parts,
 )
 from llama_index_crm.graph.vector_stores import DEFAULT_PATH, StoreSpec, write_store
@@ -101,6 +105,7 @@ from llama_index_crm.sources.base import GraphSource
 from llama_index_crm.storage.manifest import MANIFEST
 from llama_index_crm.storage.names import NAMES_FILE, update_names, write_names
 from llama_index_crm.storage.statistics import GraphStatistics, read_pagerank
+from llama_index_crm.storage.triples import encoding_files
 
 if TYPE_CHECKING:
     from llama_index.core.query_engine import RetrieverQueryEngine
@@ -325,6 +330,7 @@ class CrmGraphIndex(GraphData):
                 else GraphStatistics.load(out),
                 names_before=(out, result.names_changed),
                 doc_meta_before=(out, result.meta_changed),
+                fr_links_before=None if result.term_map is None else (out, result.term_map),
                 extra={"embedding": built, "created": manifest.get("created"),
                        "updates": history})
             entry["embedded"] = new_manifest["embedding"]["documents_embedded"]  # type: ignore[index]
@@ -354,7 +360,8 @@ class CrmGraphIndex(GraphData):
         self.docstore.persist(str(work))
         for name in (FR_EDGES_FILE, DOC_META, FR_OFFSETS, FR_TARGETS, NAMES_FILE):
             shutil.copy2(self.folder / name, work / name)
-        for name in (UNCHAINED_FILE, LABELS_FILE):  # what an update starts from
+        for name in (UNCHAINED_FILE, LABELS_FILE,  # what an update starts from
+                     *(p.name for p in encoding_files(self.folder / TRIPLES_FILE))):
             if (self.folder / name).exists():
                 shutil.copy2(self.folder / name, work / name)
         write_search_parts(work, self.doc_ids, self.vectors, self.faiss_index, self.bm25,
@@ -441,6 +448,7 @@ def _write_index(
     statistics_before: GraphStatistics | None = None,
     doc_meta_before: tuple[Path, set[str]] | None = None,
     run_batches: BatchRunner | None = None,
+    fr_links_before: tuple[Path, np.ndarray] | None = None,
 ) -> tuple[BaseEmbedding, dict[str, object]]:
     """Everything after the documents: names, FR links, vectors, FAISS, BM25, statistics,
     document metadata and the manifest, written into ``work``.
@@ -457,7 +465,10 @@ def _write_index(
     neither its FR edges nor any ``rdf:type`` triple (PageRank and counts kept).
     ``doc_meta_before``: the earlier index's folder and the documents whose metadata rows
     and BM25 tokens are made again (the others keep theirs). ``run_batches``: where the
-    embedding batches run (Ray's actors; None: here).
+    embedding batches run (Ray's actors; None: here). ``fr_links_before``: the
+    earlier index's folder and the map of its term ids to the new store's, when the FR
+    edges are written as they were (the FR-link arrays are then the earlier ones,
+    renumbered).
     """
     doc_ids = [d.uri for d in docs]
     if previous is None:
@@ -470,11 +481,16 @@ def _write_index(
         write_names(docstore.triples, work)
     else:
         update_names(docstore.triples, names_before[0], work, names_before[1])
-    offsets, targets = fr_link_arrays(docstore.triples, pq.read_table(work / FR_EDGES_FILE))
+    fr_edges = pq.read_table(work / FR_EDGES_FILE)
+    links = None if fr_links_before is None else remapped_fr_links(
+        np.load(fr_links_before[0] / FR_OFFSETS), np.load(fr_links_before[0] / FR_TARGETS),
+        fr_links_before[1], docstore.triples, fr_edges)
+    offsets, targets = links or fr_link_arrays(docstore.triples, fr_edges)
     np.save(work / FR_OFFSETS, offsets)
     np.save(work / FR_TARGETS, targets)
     del docstore, offsets, targets
-    release_freed_memory()
+    if previous is None:  # a build; an update's garbage is small (and collecting it slow)
+        release_freed_memory()
     started = time.perf_counter()
     reused: dict[int, int] = {}
     if previous is not None:
@@ -520,7 +536,8 @@ def _write_index(
                 vectors[np.asarray(missing, dtype=np.int64)] = fresh
     embed_seconds = time.perf_counter() - started
     del texts
-    release_freed_memory()  # the embedding's freed heap, before BM25 and the statistics
+    if previous is None:  # the embedding's freed heap, before BM25 and the statistics
+        release_freed_memory()
     settings = Bm25Settings()
     old_tokens = CorpusTokens.read(doc_meta_before[0] / BM25_DIR) \
         if doc_meta_before is not None and previous is not None else None
@@ -536,8 +553,13 @@ def _write_index(
     del old_tokens
     bm25 = bm25_from_tokens(tokens, settings)
     store_entry: dict[str, str] | None = None
+    # an update that moved no row: the earlier vector files with the changed rows patched
+    beside = None if previous is None or doc_meta_before is None or \
+        previous[0] != doc_ids or len(doc_ids) > approximate_above else \
+        Beside(doc_meta_before[0], previous[1], np.asarray(missing, dtype=np.int64),
+               faiss=vector_store is None)
     if vector_store is None:
-        index = faiss_index(vectors, approximate_above)
+        index = faiss_index(vectors, approximate_above) if beside is None else None
     else:
         index = None
         store_entry = write_store(vector_store, work, out or work, doc_ids, vectors)
@@ -551,7 +573,8 @@ def _write_index(
         pagerank=pagerank,
         counts=statistics_before,
     )
-    write_search_parts(work, doc_ids, vectors, index, bm25, settings, statistics, tokens)
+    write_search_parts(work, doc_ids, vectors, index, bm25, settings, statistics, tokens,
+                       beside)
     if doc_meta_before is None:
         DocMeta.from_documents(docs).write(work / DOC_META, doc_ids)
     else:
@@ -569,7 +592,8 @@ def _write_index(
     manifest = write_manifest(work, description, stats, {
         "embedding": embedding,
         "counts": _counts(docs, stats),
-        **({"faiss": type(index).__name__} if store_entry is None else
+        **({"faiss": "IndexFlatIP" if index is None else type(index).__name__}
+           if store_entry is None else
            {"vector_store": store_entry}),
         **(extra or {}),
     })

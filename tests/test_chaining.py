@@ -3,15 +3,18 @@ into a hub or a document already chained away, and the demo graph's chaining as 
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
 
 from llama_index_crm.build import EntityDocument
-from llama_index_crm.build.chaining import chain_thin_documents
+from llama_index_crm.build.chaining import chain_in_store, chain_thin_documents
 from llama_index_crm.build.folder import build_folder
+from llama_index_crm.rdf import Literal, Triple
 from llama_index_crm.sources import RdfFileSource
+from llama_index_crm.storage import TripleStore
 
 DEMO = Path(__file__).resolve().parents[1] / "examples" / "data" / "troodos.ttl"
 T = "https://example.org/troodos/"
@@ -105,3 +108,59 @@ DEMO_CHAINS = {
     "representation/asinou-donor-portrait": ["attribute/asinou-church-model"],
     "representation/moutoullas-donor-portrait": ["attribute/moutoullas-church-model"],
 }
+
+
+def _random_graph(seed: int) -> tuple[list[EntityDocument], list[Triple]]:
+    """Documents of random lengths (many equal, so that ties are broken by IRI) and
+    categories, over a random graph with literals, self-loops, a hub and nodes without a
+    document."""
+    rng = random.Random(seed)
+    nodes = [f"{EX}n{i:03d}" for i in range(120)]
+    docs = [EntityDocument(n, n, rng.choice(["Thing", "Thing", "Concept", "Actor"]), [],
+                           "x" * rng.choice([10, 50, 50, 120, 390, 401, 900, 900]))
+            for n in nodes if rng.random() < 0.8]
+    triples = [Triple(rng.choice(nodes), f"{EX}p{rng.randrange(3)}", rng.choice(nodes))
+               for _ in range(400)]
+    triples += [Triple(n, f"{EX}p0", n) for n in nodes[:10]]  # self-loops
+    triples += [Triple(n, f"{EX}name", Literal(f"name {n}")) for n in nodes[::3]]
+    triples += [Triple(n, f"{EX}p1", nodes[7]) for n in nodes[:60]]  # nodes[7]: a hub
+    return docs, triples
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_chaining_in_a_store_equals_chaining_by_look_ups(seed: int) -> None:
+    """The vectorised chaining (neighbours and degrees of every thin document at once,
+    used by builds and updates) leaves the same documents, with the same texts and the
+    same chained entities in the same order, as one look-up per document; and it leaves
+    the documents it was given as they were."""
+    docs, triples = _random_graph(seed)
+    store = TripleStore.from_triples(triples)
+    texts = [d.text for d in docs]
+    by_store = chain_in_store(docs, store, 400, max_degree=40)
+    assert [d.text for d in docs] == texts and not any(d.chained_from for d in docs)
+    copies = [EntityDocument(d.uri, d.label, d.category, list(d.classes), d.text)
+              for d in docs]
+    by_look_up = chain_thin_documents(copies, store.neighbours, 400, degree=store.degree,
+                                      max_degree=40)
+    assert [(d.uri, d.text, d.chained_from) for d in by_store] == \
+        [(d.uri, d.text, d.chained_from) for d in by_look_up]
+    assert len(by_store) < len(docs)  # something was chained
+    assert any(len(d.chained_from) > 1 for d in by_store)
+
+
+def test_a_self_loop_counts_once_in_the_degree_of_a_store() -> None:
+    """A neighbour with exactly ``max_degree`` triples, one of them a self-loop, is not a
+    hub (``TripleStore.degree`` counts the loop once); equal lengths go to the smaller
+    IRI."""
+    thin, rich, tied, other = (EX + n for n in ("thin", "rich", "tied", "other"))
+    triples = [Triple(thin, EX + "p", rich), Triple(rich, EX + "p", rich),
+               Triple(rich, EX + "q", other), Triple(thin, EX + "p", other),
+               Triple(thin, EX + "p", tied)]
+    store = TripleStore.from_triples(triples)
+    assert store.degree(rich) == 3
+    docs = [EntityDocument(u, u, "Thing", [], "x" * n)
+            for u, n in ((thin, 10), (rich, 900), (tied, 500), (other, 500))]
+    left = {d.uri: d.chained_from for d in chain_in_store(docs, store, 400, max_degree=3)}
+    assert left[rich] == [thin]
+    left = {d.uri: d.chained_from for d in chain_in_store(docs, store, 400, max_degree=2)}
+    assert left[other] == [thin] and left[tied] == []  # "other" < "tied"

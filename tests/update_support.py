@@ -98,6 +98,10 @@ def compare_folders(updated: Path, full: Path) -> list[str]:
         va, vb = np.load(updated / "vectors.npy"), np.load(full / "vectors.npy")
         if va.shape != vb.shape or not np.allclose(va, vb, atol=1e-5):
             problems.append("vectors.npy: different vectors")
+    for name in ("fr_offsets.npy", "fr_targets.npy"):  # over the same term ids
+        fa, fb = np.load(updated / name), np.load(full / name)
+        if fa.dtype != fb.dtype or not np.array_equal(fa, fb):
+            problems.append(f"{name}: different FR-link arrays")
     # computed from the rows in their order: equal as written, not only as sets
     for name in ("pagerank.parquet", "fr_edges.parquet"):
         if not pq.read_table(updated / name).equals(pq.read_table(full / name)):

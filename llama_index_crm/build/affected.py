@@ -27,7 +27,7 @@ the documents as written before chaining.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -301,7 +301,8 @@ class Affected:
 
 def affected_entities(store: TripleStore, delta: GraphDelta, ontology: Ontology,
                       fr_sources: Callable[[set[str]], set[str]],
-                      entities: set[str], reverse: ReverseWalker | None = None) -> Affected:
+                      entities: Container[str], reverse: ReverseWalker | None = None
+                      ) -> Affected:
     """The entities whose documents may change with ``delta`` (see the module docstring).
 
     Args:
@@ -351,4 +352,4 @@ def affected_entities(store: TripleStore, delta: GraphDelta, ontology: Ontology,
                       _NAME_LINKS | frozenset({"P43_has_dimension"}))
     events = c_out | linked_in(c_out, frozenset({"P4_has_time-span"}))
     docs |= linked_in(events, existence) | linked_out(events, existence)
-    return Affected(docs & entities, renamed, rerendered, len(walkers))
+    return Affected({d for d in docs if d in entities}, renamed, rerendered, len(walkers))

@@ -29,7 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from llama_index_crm.build.chaining import CHAIN_THRESHOLD, chain_thin_documents
+from llama_index_crm.build.chaining import CHAIN_THRESHOLD, chain_in_store
 from llama_index_crm.build.documents import DocumentWriter, EntityDocument
 from llama_index_crm.build.labels import Labeller, local_words
 from llama_index_crm.build.memory import peak_rss_mb, process_peak
@@ -229,10 +229,9 @@ def write_labels(path: Path, terms: pa.Array, labels: pa.Array, ranks: pa.Array)
 
 def document_table(docs: list[EntityDocument]) -> pa.Table:
     """Documents as rows of the parts' schema (no FR edges, no chaining)."""
-    return pa.Table.from_pylist(
-        [{"uri": d.uri, "label": d.label, "category": d.category, "classes": d.classes,
-          "text": d.text, "satellites": d.satellites, "named": d.named} for d in docs],
-        schema=_DOC_SCHEMA)
+    return pa.table({name: pa.array([getattr(d, name) for d in docs], field.type)
+                     for name, field in zip(_DOC_SCHEMA.names, _DOC_SCHEMA, strict=True)},
+                    schema=_DOC_SCHEMA)
 
 
 def write_documents(path: Path, docs: list[EntityDocument]) -> None:
@@ -674,8 +673,8 @@ class DocumentBuilder:
         self.stats.triples_archived = tw.count
         _merge_fr_edges(self.work_dir / FR_EDGES_FILE, sorted(parts.glob("fredges-*.parquet")))
         store = TripleStore.load(triples_path)
-        final = chain_thin_documents(docs, store.neighbours, self.chain_threshold,
-                                     degree=store.degree)
+        store.write_encoding()  # what loads and updates read instead of encoding it again
+        final = chain_in_store(docs, store, self.chain_threshold)
         self.stats.documents = len(final)
         self.stats.documents_chained = len(docs) - len(final)
         self.stats.seconds = round(self.stats.seconds + time.perf_counter() - start, 3)

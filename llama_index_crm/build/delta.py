@@ -20,7 +20,12 @@ import pyarrow.compute as pc
 
 from llama_index_crm.errors import SourceError
 from llama_index_crm.rdf import RDF_TYPE, Triple, decode_object, encode_object
-from llama_index_crm.sources._filters import ONTOLOGY_NAMESPACES, SCHEMA_TYPES, select_entities
+from llama_index_crm.sources._filters import (
+    ONTOLOGY_NAMESPACES,
+    SCHEMA_TYPES,
+    is_ontology_iri,
+    select_entities,
+)
 from llama_index_crm.storage import TripleStore
 
 Key = tuple[str, str, str]
@@ -223,6 +228,21 @@ class DeltaSource:
                     t.p == RDF_TYPE and t.o == o for t in self.outgoing(s)):
                 schema.discard(s)
         return select_entities(subjects, schema)
+
+    def is_entity(self, node: str) -> bool:
+        """Whether :meth:`entities` lists ``node``, found from its own triples alone."""
+        if node.startswith("_:") or is_ontology_iri(node):
+            return False
+        out = self.outgoing(node)
+        return bool(out) and not any(t.p == RDF_TYPE and t.o in SCHEMA_TYPES for t in out)
+
+    def entity_count(self, before: int) -> int:
+        """``len(self.entities())``, from the number of entities before the delta: only the
+        subjects of its triples can become or stop being entities."""
+        old = DeltaSource(self.store, GraphDelta(), "")
+        touched = {k[0] for k in self.delta.added | self._removed}
+        return before + sum(self.is_entity(s) for s in touched) \
+            - sum(old.is_entity(s) for s in touched)
 
     def triple_table(self) -> pa.Table:
         """The (s, p, o) strings of the graph after the delta."""

@@ -4,7 +4,9 @@
 (:mod:`llama_index_crm.build.affected`), writes their documents again over the archive with
 the delta laid on it (:class:`~llama_index_crm.build.delta.DeltaSource`, FR targets
 walked), keeps every other document as it was written, and then does what a build's
-``finish()`` does over the whole archive: one label per term, the labelled triple archive,
+``finish()`` does: one label per term (the stored labels merged with the rewritten
+documents'), the labelled triple archive (only rows whose terms changed label labelled
+again), its store (renumbered from the stored one, its encoding written beside it),
 chaining of thin documents. The result is what a full build of the changed graph writes.
 """
 
@@ -12,11 +14,14 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -38,7 +43,7 @@ from llama_index_crm.build.builder import (
     write_documents,
     write_labels,
 )
-from llama_index_crm.build.chaining import CHAIN_THRESHOLD, chain_thin_documents
+from llama_index_crm.build.chaining import CHAIN_THRESHOLD, chain_in_store
 from llama_index_crm.build.delta import DeltaSource, GraphDelta
 from llama_index_crm.build.documents import EntityDocument
 from llama_index_crm.build.labels import Labeller, local_words
@@ -57,6 +62,7 @@ from llama_index_crm.storage.documents import (
     DocumentRecord,
     DocumentTable,
 )
+from llama_index_crm.storage.manifest import MANIFEST
 from llama_index_crm.storage.names import name_dependents
 from llama_index_crm.storage.triple_writer import FORMAT_KEY, TRIPLE_SCHEMA
 
@@ -86,6 +92,9 @@ class UpdateResult:
     meta_changed: set[str] = field(default_factory=set)
     """Documents whose row of ``doc_meta.parquet`` may differ from the earlier one: a new
     docstore row, or ``named`` changed."""
+    term_map: np.ndarray | None = None
+    """When the FR edges are written as they were: the id in the new triple store of each
+    term id of the earlier one (-1: gone)."""
 
 
 def _classify(source: DeltaSource, nodes: list[str], ontology: Ontology) -> tuple[int, int]:
@@ -102,37 +111,87 @@ def _classify(source: DeltaSource, nodes: list[str], ontology: Ontology) -> tupl
     return satellites, uncategorised
 
 
-def _labelled_triples(folder: Path, source: DeltaSource, delta: GraphDelta,
-                      terms: pa.Array, labels: pa.Array, ontology: Ontology) -> pa.Table:
-    """The archive after ``delta``, labelled with the archive-wide labels."""
+def _added_rows(delta: GraphDelta, schema: pa.Schema, ontology: Ontology) -> pa.Table:
+    """The rows ``delta`` adds, unlabelled but for their predicates and literals."""
+    rows = sorted(delta.added)
+    nb = Neighbourhood(ontology)
+    p_labels = {}
+    for _, p, _ in rows:
+        if p not in p_labels:
+            key = nb.predicate_key(p)
+            p_labels[p] = ontology.label(key) if key != p else local_words(p)
+    o_labels = []
+    for _, _, o in rows:
+        value = decode_object(o)
+        o_labels.append(value if isinstance(value, str) and not o.startswith('"')
+                        else getattr(value, "value", ""))
+    return pa.table({
+        "s": [r[0] for r in rows], "s_label": [""] * len(rows),
+        "p": [r[1] for r in rows], "p_label": [p_labels[r[1]] for r in rows],
+        "o": [r[2] for r in rows],
+        "o_label": [lab if r[2].startswith('"') else "" for r, lab in zip(rows, o_labels,
+                                                                          strict=True)],
+    }, schema=schema)
+
+
+def merged_labels(kept: pa.Table, new: list[pa.Table]) -> pa.Table:
+    """``reduce_labels([kept, *new])`` when ``kept`` is already reduced (one row per term,
+    as ``labels.parquet`` holds them): only the terms of ``new`` are reduced again, with
+    their rows of ``kept``; the other rows are kept as they are."""
+    fresh = pa.concat_tables(new)
+    if not fresh.num_rows:
+        return kept.sort_by("term")
+    hit = pc.is_in(kept.column("term"), value_set=pc.unique(fresh.column("term")))
+    reduced = reduce_labels([kept.filter(hit), fresh]).cast(kept.schema)
+    return pa.concat_tables([kept.filter(pc.invert(hit)), reduced]).sort_by("term")
+
+
+def relabelled_terms(old_labels: pa.Table, best: pa.Table, candidates: set[str]) -> set[str]:
+    """The terms among ``candidates`` whose archive-wide label (``""`` when none) differs
+    between ``old_labels`` and ``best`` (both (term, label, rank) tables)."""
+    if not candidates:
+        return set()
+    wanted = pa.array(sorted(candidates), pa.string())
+
+    def labels(table: pa.Table) -> dict[str, str]:
+        hit = table.filter(pc.is_in(table.column("term"), value_set=wanted))
+        return dict(zip(hit.column("term").to_pylist(), hit.column("label").to_pylist(),
+                        strict=True))
+
+    before, after = labels(old_labels), labels(best)
+    return {t for t in candidates if (before.get(t) or "") != (after.get(t) or "")}
+
+
+def _labelled_triples(folder: Path, delta: GraphDelta, terms: pa.Array, labels: pa.Array,
+                      relabelled: set[str], ontology: Ontology) -> pa.Table:
+    """The archive after ``delta``, labelled with the archive-wide labels.
+
+    The stored archive is labelled with the earlier labels (``labels.parquet``), as a
+    build or an update writes it: only its rows with a subject or an object among
+    ``relabelled`` (the terms whose label changed) and the added rows are labelled here;
+    the other rows are kept as stored, with the removed rows taken out."""
     table = pq.read_table(folder / TRIPLES_FILE, columns=list(TRIPLE_COLUMNS))
+    s, o = table.column("s"), table.column("o")
+    drop = np.zeros(table.num_rows, dtype=bool)
     if delta.removed:
-        joined = pc.binary_join_element_wise(
-            table.column("s"), table.column("p"), table.column("o"), "\x00")
-        gone = pa.array(["\x00".join(k) for k in delta.removed], pa.string())
-        table = table.filter(pc.invert(pc.is_in(joined, value_set=gone)))
+        subjects = pa.array(sorted({k[0] for k in delta.removed}), pa.string())
+        rows = np.flatnonzero(pc.is_in(s, value_set=subjects).to_numpy(zero_copy_only=False))
+        if len(rows):
+            found = table.select(["s", "p", "o"]).take(pa.array(rows, pa.int64()))
+            keys = zip(*(found.column(c).to_pylist() for c in ("s", "p", "o")), strict=True)
+            drop[rows[[k in delta.removed for k in keys]]] = True
+    touch = np.zeros(table.num_rows, dtype=bool)
+    if relabelled:
+        value_set = pa.array(sorted(relabelled), pa.string())
+        touch = (pc.is_in(s, value_set=value_set).to_numpy(zero_copy_only=False)
+                 | pc.is_in(o, value_set=value_set).to_numpy(zero_copy_only=False))
+    touch &= ~drop
+    kept = table.filter(pa.array(~(drop | touch)))
+    redone = table.filter(pa.array(touch))
     if delta.added:
-        rows = sorted(delta.added)
-        nb = Neighbourhood(ontology)
-        p_labels = {}
-        for _, p, _ in rows:
-            if p not in p_labels:
-                key = nb.predicate_key(p)
-                p_labels[p] = ontology.label(key) if key != p else local_words(p)
-        o_labels = []
-        for _, _, o in rows:
-            value = decode_object(o)
-            o_labels.append(value if isinstance(value, str) and not o.startswith('"')
-                            else getattr(value, "value", ""))
-        added = pa.table({
-            "s": [r[0] for r in rows], "s_label": [""] * len(rows),
-            "p": [r[1] for r in rows], "p_label": [p_labels[r[1]] for r in rows],
-            "o": [r[2] for r in rows],
-            "o_label": [lab if r[2].startswith('"') else "" for r, lab in zip(rows, o_labels,
-                                                                              strict=True)],
-        }, schema=table.schema)
-        table = pa.concat_tables([table, added])
-    return _relabel(table, terms, labels)
+        redone = pa.concat_tables([redone, _added_rows(delta, table.schema, ontology)])
+    return pa.concat_tables([kept.cast(TRIPLE_SCHEMA),
+                             _relabel(redone, terms, labels).cast(TRIPLE_SCHEMA)])
 
 
 def update_structure(folder: Path, work: Path, delta: GraphDelta, description: str, *,
@@ -160,8 +219,13 @@ def update_structure(folder: Path, work: Path, delta: GraphDelta, description: s
     store = TripleStore.load(folder / TRIPLES_FILE)
     delta = delta.against(store)
     source = DeltaSource(store, delta, description)
-    entities = source.entities()
-    entity_set = set(entities)
+    before = json.loads((folder / MANIFEST).read_text()).get("stats", {}).get("entities")
+    if isinstance(before, int):  # the entities are those before, but for the subjects
+        entity_count = source.entity_count(before)  # of changed triples
+        entity_set: Container[str] = _Entities(source)
+    else:
+        entity_set = set(source.entities())
+        entity_count = len(entity_set)
     old_docs = read_documents(folder / UNCHAINED_FILE)
     fr_edges = pq.read_table(folder / FR_EDGES_FILE)
     seconds["read"] = time.perf_counter() - started
@@ -178,7 +242,9 @@ def update_structure(folder: Path, work: Path, delta: GraphDelta, description: s
     seconds["affected"] = time.perf_counter() - started
     started = time.perf_counter()
     old_uris = {d.uri for d in old_docs}
-    gone = sorted(u for u in old_uris if u not in entity_set)
+    touched = {s for s, _, _ in delta.added | delta.removed}
+    gone = sorted(u for u in (old_uris & touched if isinstance(entity_set, _Entities)
+                              else old_uris) if u not in entity_set)
     todo = sorted(affected.entities)
     builder = DocumentBuilder(source, work, ontology=ontology, chunk_size=chunk_size,
                               fr_paths="walk")
@@ -217,19 +283,23 @@ def update_structure(folder: Path, work: Path, delta: GraphDelta, description: s
                           "rank": pa.array([0] * len(rebuilt), pa.int8())})
     renamed = sorted(affected.renamed - {d.uri for d in rebuilt})
     fresh = _resolve(source, renamed, ontology)
-    best = reduce_labels([old_labels.filter(keep_labels).cast(docs_rows.schema), docs_rows,
-                          fresh, *(t.cast(docs_rows.schema) for t in label_rows)])
+    best = merged_labels(old_labels.filter(keep_labels).cast(docs_rows.schema),
+                         [docs_rows, fresh, *(t.cast(docs_rows.schema) for t in label_rows)])
     terms, labels = best.column("term").combine_chunks(), best.column("label").combine_chunks()
-    table = _labelled_triples(folder, source, delta, terms, labels, ontology)
+    relabelled = relabelled_terms(old_labels, best, dirty | {
+        t for part in (docs_rows, fresh, *label_rows) for t in part.column("term").to_pylist()})
+    table = _labelled_triples(folder, delta, terms, labels, relabelled, ontology)
     # rows keep their own labels (a term that is a predicate and an object has two)
     tmp = work / (TRIPLES_FILE + ".tmp")
     table = table.cast(TRIPLE_SCHEMA)
     pq.write_table(table, tmp, compression="zstd")
     tmp.replace(work / TRIPLES_FILE)
-    # the store of the archive written, its terms patched rather than encoded again
-    new_store = TripleStore(table, work / TRIPLES_FILE,
-                            terms=store.terms_after(delta.removed, delta.added))
+    # the store of the archive written, renumbered from the earlier one, not encoded again
+    new_store, moved = store.patched(delta.removed, delta.added, table, work / TRIPLES_FILE,
+                                     relabelled)
+    new_store.write_encoding()
     del table
+    term_map = None if edges_changed else moved
     # the labels of terms the change took out of the archive go with them
     changed_terms = {k[0] for k in delta.removed} | {k[2] for k in delta.removed} | set(gone)
     absent = sorted(t for t in changed_terms if new_store.id_of(t) is None)
@@ -242,25 +312,28 @@ def update_structure(folder: Path, work: Path, delta: GraphDelta, description: s
         for n in ((s,) if o.startswith('"') or p == RDF_TYPE else (s, o))}, ontology)
     seconds["triples"] = time.perf_counter() - started
     started = time.perf_counter()
-    final = chain_thin_documents([_copy(d) for d in docs], new_store.neighbours,
-                                 CHAIN_THRESHOLD, degree=new_store.degree)
+    final = chain_in_store(docs, new_store, CHAIN_THRESHOLD)
     seconds["chaining"] = time.perf_counter() - started
     started = time.perf_counter()
-    pq.write_table(edges, work / FR_EDGES_FILE)
+    if edges_changed:
+        pq.write_table(edges, work / FR_EDGES_FILE)
+    else:  # the same rows in the same order: the earlier file (never written in place)
+        _link(folder / FR_EDGES_FILE, work / FR_EDGES_FILE)
     write_documents(work / UNCHAINED_FILE, docs)
     write_labels(work / LABELS_FILE, terms, labels, best.column("rank").combine_chunks())
-    docstore, old_texts, changes, remade = _patched_docstore(folder, final, new_store)
+    docstore, old_texts, changes, remade = _patched_docstore(
+        folder, final, new_store, {id(d) for d in kept})
     was_named = {d.uri: d.named for d in old_docs}
     remade |= {d.uri for d in final if was_named.get(d.uri) != d.named}
     docstore.persist(str(work))
     seconds["write"] = time.perf_counter() - started
     was = sorted((set(todo) | {s for s, _, _ in delta.added | delta.removed}) - old_uris)
-    stats = _stats(folder, source, entities, docs, final, no_doc, was, ontology,
+    stats = _stats(folder, source, entity_count, docs, final, no_doc, was, ontology,
                    len(new_store))
     return UpdateResult(final, docstore, stats, delta, affected,
                         [u for u in sorted(old_uris - {d.uri for d in docs})],
                         {k: round(v, 3) for k, v in seconds.items()}, names_changed,
-                        edges_changed, old_texts, changes, remade)
+                        edges_changed, old_texts, changes, remade, term_map)
 
 
 def _metadata_json(doc: EntityDocument) -> str:
@@ -270,13 +343,27 @@ def _metadata_json(doc: EntityDocument) -> str:
                       ensure_ascii=False)
 
 
-def _patched_docstore(folder: Path, final: list[EntityDocument], triples: TripleStore
+def _link(source: Path, target: Path) -> None:
+    """``target`` as a hard link to ``source`` (a copy where links cannot be made)."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
+
+
+def _patched_docstore(folder: Path, final: list[EntityDocument], triples: TripleStore,
+                      as_read: set[int] = frozenset()  # type: ignore[assignment]
                       ) -> tuple[CrmDocumentStore, dict[str, str], dict[str, int], set[str]]:
     """The docstore of ``final`` made from the earlier one: a document whose text and
     metadata are unchanged keeps its row as stored (the row a full build writes for it,
     since a record is made from these alone), the others are made anew; rows in the order
     of ``final``, as a build adds them. Also returns the earlier texts by id and how many
-    documents changed, were added and removed, and the ids of the rows made anew."""
+    documents changed, were added and removed, and the ids of the rows made anew.
+
+    ``as_read``: the ``id()`` of the final documents that are the earlier unchained ones
+    as read, nothing chained into them: with the stored text, such a document's stored
+    row was made from it (the same label, category and classes, nothing chained), so
+    its metadata is not compared again."""
     old = pq.read_table(folder / DOCUMENTS_FILE)
     if (old.schema.metadata or {}).get(FORMAT_KEY) != DOCUMENTS_FORMAT or any(
             name not in old.column_names for name in FIELDS):
@@ -294,7 +381,8 @@ def _patched_docstore(folder: Path, final: list[EntityDocument], triples: Triple
     changed = added = 0
     for d in final:
         i = row_of.get(d.uri)
-        if i is not None and texts[i] == d.text and metadata[i] == _metadata_json(d):
+        if i is not None and texts[i] == d.text and (
+                id(d) in as_read or metadata[i] == _metadata_json(d)):
             position.append(len(kept))
             kept.append(i)
             continue
@@ -320,12 +408,10 @@ def _patched_docstore(folder: Path, final: list[EntityDocument], triples: Triple
         set(fresh_ids)
 
 
-def _stats(folder: Path, source: DeltaSource, entities: list[str], docs: list[EntityDocument],
+def _stats(folder: Path, source: DeltaSource, entities: int, docs: list[EntityDocument],
            final: list[EntityDocument], no_doc: list[str], was: list[str],
            ontology: Ontology, triples: int) -> BuildStats:
     """The build figures of the updated graph: the old ones, corrected for what changed."""
-    from llama_index_crm.storage.manifest import MANIFEST
-
     old = json.loads((folder / MANIFEST).read_text()).get("stats", {})
     stats = BuildStats(**{k: v for k, v in old.items() if k in BuildStats.__dataclass_fields__})
     old_store = DeltaSource(source.store, GraphDelta(), "")
@@ -334,11 +420,28 @@ def _stats(folder: Path, source: DeltaSource, entities: list[str], docs: list[En
     now_sat, now_unc = _classify(source, no_doc, ontology)
     stats.satellites_absorbed += now_sat - was_sat
     stats.uncategorised += now_unc - was_unc
-    stats.entities = len(entities)
+    stats.entities = entities
     stats.documents = len(final)
     stats.documents_chained = len(docs) - len(final)
     stats.triples_archived = triples
     return stats
+
+
+class _Entities:
+    """``node in entities``: whether a node is an entity after the delta, found from its
+    own triples (:meth:`DeltaSource.is_entity`) rather than by listing every entity."""
+
+    def __init__(self, source: DeltaSource) -> None:
+        self._source = source
+        self._known: dict[str, bool] = {}
+
+    def __contains__(self, node: object) -> bool:
+        if not isinstance(node, str):
+            return False
+        found = self._known.get(node)
+        if found is None:
+            found = self._known[node] = self._source.is_entity(node)
+        return found
 
 
 def _resolve(source: DeltaSource, nodes: list[str], ontology: Ontology) -> pa.Table:
@@ -357,8 +460,3 @@ def _resolve(source: DeltaSource, nodes: list[str], ontology: Ontology) -> pa.Ta
     return pa.table({"term": pa.array(nodes, pa.string()),
                      "label": pa.array([found[n][0] for n in nodes], pa.string()),
                      "rank": pa.array([1 if found[n][1] else 2 for n in nodes], pa.int8())})
-
-
-def _copy(doc: EntityDocument) -> EntityDocument:
-    return EntityDocument(doc.uri, doc.label, doc.category, list(doc.classes), doc.text,
-                          list(doc.chained_from), list(doc.satellites), [], doc.named)

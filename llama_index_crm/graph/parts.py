@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
+import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +22,7 @@ import bm25s
 import faiss
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import Stemmer
 from llama_index.core.schema import MetadataMode, TextNode
@@ -35,6 +38,8 @@ logging.getLogger("bm25s").setLevel(logging.NOTSET)
 DOC_IDS = "doc_ids.json"
 VECTORS = "vectors.npy"
 FAISS_FILE = "faiss.index"
+CORPUS_FILES = ("corpus.jsonl", "corpus.mmindex.json")
+"""The BM25 corpus files ``bm25s`` writes: one ``{"node_id": ...}`` line per row."""
 BM25_DIR = "bm25"
 BM25_SETTINGS = "bm25_settings.json"
 TOKENS = "tokens.npy"
@@ -166,6 +171,31 @@ def fr_link_arrays(store: TripleStore, fr_edges: pa.Table) -> tuple[np.ndarray, 
     return np.cumsum(offsets), pairs[:, 1].astype(np.int32)
 
 
+def remapped_fr_links(offsets: np.ndarray, targets: np.ndarray, term_map: np.ndarray,
+                      store: TripleStore, fr_edges: pa.Table
+                      ) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`fr_link_arrays` of ``store`` and ``fr_edges`` from the arrays an earlier
+    store made of the same ``fr_edges`` (``offsets``, ``targets``), its term ids moved
+    by ``term_map`` (earlier id → id in ``store``, -1: gone; order-preserving): the same
+    arrays, without looking every edge's terms up again. None when the terms of some FR
+    edge came or went (those arrays must be made anew)."""
+    source = np.repeat(np.arange(len(offsets) - 1, dtype=np.int64), np.diff(offsets))
+    new_source, new_target = term_map[source], term_map[targets.astype(np.int64)]
+    if len(source) and (new_source.min() < 0 or new_target.min() < 0):
+        return None  # a linked term left the archive
+    kept = term_map[term_map >= 0]
+    if len(kept) != store.terms:  # terms new to the archive: none may be in an FR edge
+        fresh = np.ones(store.terms, dtype=bool)
+        fresh[kept] = False
+        value_set = pa.array(store.take(np.flatnonzero(fresh)), pa.string())
+        if any(pc.any(pc.is_in(fr_edges.column(c), value_set=value_set)).as_py()
+               for c in ("s", "o")):
+            return None
+    new_offsets = np.zeros(store.terms + 1, dtype=np.int64)
+    np.cumsum(np.bincount(new_source, minlength=store.terms), out=new_offsets[1:])
+    return new_offsets, new_target.astype(np.int32)
+
+
 def faiss_index(vectors: np.ndarray, approximate_above: int) -> Any:
     """Exact inner-product search, or HNSW above ``approximate_above`` vectors."""
     dim = int(vectors.shape[1]) if len(vectors) else 1
@@ -201,13 +231,65 @@ def bm25_tokens(texts: list[str], settings: Bm25Settings) -> CorpusTokens:
     return CorpusTokens.of(ids, vocab)
 
 
+@dataclass(slots=True)
+class _TokenIds:
+    """What ``bm25s.BM25.index`` takes as a corpus "object" (``ids``, ``vocab``)."""
+
+    ids: CorpusTokens
+    vocab: dict[str, int]
+
+
+class ArrayBM25(bm25s.BM25):
+    """``bm25s.BM25`` whose index is computed from a :class:`CorpusTokens` with numpy
+    over every (document, token) pair at once rather than one document at a time in
+    Python: the same arrays (the same float operations on each pair, in the same
+    order; ``tests/test_update.py`` compares them), in a fraction of the time."""
+
+    def build_index_from_ids(self, unique_token_ids: list[int], corpus_token_ids: Any,
+                             show_progress: bool = True, leave_progress: bool = False
+                             ) -> dict[str, Any]:
+        if not isinstance(corpus_token_ids, CorpusTokens) or \
+                self.method in self.methods_requiring_nonoccurrence:
+            if isinstance(corpus_token_ids, CorpusTokens):
+                corpus_token_ids = corpus_token_ids.lists()
+            return super().build_index_from_ids(unique_token_ids, corpus_token_ids,
+                                                show_progress, leave_progress)
+        from bm25s.scoring import _build_idf_array, _select_idf_scorer, _select_tfc_scorer
+
+        self.nonoccurrence_array = None  # as bm25s sets it for these methods
+
+        n_vocab = len(unique_token_ids)
+        lengths = np.diff(corpus_token_ids.offsets).astype(np.int64)
+        n_docs = len(lengths)
+        avg_doc_len = lengths.mean()
+        owner = np.repeat(np.arange(n_docs, dtype=np.int64), lengths)
+        pairs, counts = np.unique(owner * n_vocab + corpus_token_ids.ids.astype(np.int64),
+                                  return_counts=True)
+        doc, token = pairs // n_vocab, pairs % n_vocab
+        df = np.bincount(token, minlength=n_vocab)
+        doc_frequencies = dict(zip(unique_token_ids, df[unique_token_ids].tolist(),
+                                   strict=True))
+        idf_array = _build_idf_array(doc_frequencies, n_docs,
+                                     compute_idf_fn=_select_idf_scorer(self.idf_method),
+                                     dtype=self.dtype)
+        # one document's call of the scorer, on every pair: ``l_d`` a float64 per pair
+        # where bm25s passes an int per document (the same double operations)
+        tfc = _select_tfc_scorer(self.method)(
+            tf_array=counts.astype(self.dtype), l_d=lengths[doc].astype(np.float64),
+            l_avg=avg_doc_len, k1=self.k1, b=self.b, delta=self.delta)
+        scores = (idf_array[token] * tfc).astype(self.dtype)
+        data, indices, indptr = self._np_csc(
+            data=scores, rows=doc.astype(self.int_dtype), cols=token.astype(self.int_dtype),
+            shape=(n_docs, n_vocab))
+        return {"data": data.astype(self.dtype), "indices": indices, "indptr": indptr,
+                "num_docs": n_docs}
+
+
 def bm25_from_tokens(tokens: CorpusTokens, settings: Bm25Settings) -> BM25Retriever:
     """A BM25 retriever over a tokenised corpus (its rows the index's rows)."""
-    flat = tokens.ids.tolist()
-    bounds = tokens.offsets.tolist()
-    corpus = [flat[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
-    bm25 = bm25s.BM25()
-    bm25.index((corpus, {t: i for i, t in enumerate(tokens.vocab)}), show_progress=False)
+    bm25 = ArrayBM25()
+    bm25.index(_TokenIds(tokens, {t: i for i, t in enumerate(tokens.vocab)}),
+               show_progress=False)
     return BM25Retriever(existing_bm25=bm25, stemmer=Stemmer.Stemmer(settings.stemmer),
                          language=settings.language, token_pattern=settings.token_pattern,
                          skip_stemming=settings.skip_stemming)
@@ -236,6 +318,12 @@ class CorpusTokens:
         np.cumsum(lengths, out=offsets[1:])
         flat = np.fromiter((t for r in rows for t in r), dtype=np.int64, count=int(offsets[-1]))
         return cls(renumber[flat], offsets, ordered)
+
+    def lists(self) -> list[list[int]]:
+        """The token ids of every row, as lists."""
+        flat = self.ids.tolist()
+        bounds = self.offsets.tolist()
+        return [flat[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
 
     def rows(self, which: list[int]) -> list[list[str]]:
         """The tokens of some rows, as strings."""
@@ -308,25 +396,100 @@ def load_bm25(folder: Path, settings: Bm25Settings) -> BM25Retriever:
 
 def write_search_parts(folder: Path, doc_ids: list[str], vectors: np.ndarray,
                        faiss_index: Any | None, bm25: BM25Retriever, settings: Bm25Settings,
-                       statistics: GraphStatistics, tokens: CorpusTokens | None = None) -> None:
+                       statistics: GraphStatistics, tokens: CorpusTokens | None = None,
+                       beside: Beside | None = None) -> None:
     """Write row ids, vectors, FAISS (unless another vector store holds the vectors),
-    BM25 (with its corpus ``tokens`` when given) and statistics into ``folder``."""
+    BM25 (with its corpus ``tokens`` when given) and statistics into ``folder``.
+
+    ``beside``: an earlier index with the same rows (an update that moved no document):
+    its vector and flat FAISS files are copied with the changed rows written over them
+    (the files :func:`np.save` and ``faiss.write_index`` would write, without making
+    the FAISS index; ``faiss_index`` is then not used), and its BM25 corpus files,
+    which hold only the rows' ids, are linked."""
     (folder / DOC_IDS).write_text(json.dumps(doc_ids, ensure_ascii=False))
-    np.save(folder / VECTORS, np.ascontiguousarray(vectors, dtype=np.float32))
-    if faiss_index is not None:
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    if beside is None or not beside.patch(VECTORS, folder, vectors):
+        np.save(folder / VECTORS, vectors)
+    if beside is not None and beside.faiss:
+        if not beside.patch(FAISS_FILE, folder, vectors):
+            flat = faiss.IndexFlatIP(int(vectors.shape[1]))
+            flat.add(vectors)
+            faiss.write_index(flat, str(folder / FAISS_FILE))
+    elif faiss_index is not None:
         faiss.write_index(faiss_index, str(folder / FAISS_FILE))
-    _write_bm25(folder / BM25_DIR, bm25, doc_ids, settings)
+    _write_bm25(folder / BM25_DIR, bm25, doc_ids, settings,
+                None if beside is None else beside.folder / BM25_DIR)
     if tokens is not None:
         tokens.write(folder / BM25_DIR)
     statistics.persist(folder)
 
 
+FLAT_IP = b"IxFI"
+"""The first bytes of a ``faiss.write_index`` file of an ``IndexFlatIP``."""
+
+
+@dataclass(slots=True)
+class Beside:
+    """An earlier index folder whose rows (``doc_ids.json``) are the rows being written:
+    ``vectors`` its vectors, ``changed`` the rows whose vectors differ now, ``faiss``
+    whether a flat FAISS index is written (else another vector store holds them)."""
+
+    folder: Path
+    vectors: np.ndarray
+    changed: np.ndarray
+    faiss: bool = True
+
+    def patch(self, name: str, folder: Path, vectors: np.ndarray) -> bool:
+        """Write ``folder / name`` as the earlier file with the changed rows of
+        ``vectors`` written over its rows (a hard link when none changed). Both files
+        end with the rows as float32 (an ``.npy`` array, a flat FAISS index); False,
+        writing nothing, when the earlier file is not such a file of :attr:`vectors`."""
+        before = self.folder / name
+        old = np.ascontiguousarray(self.vectors, dtype=np.float32)
+        if old.shape != vectors.shape or not before.is_file() or not len(old):
+            return False
+        start = before.stat().st_size - old.nbytes
+        row = old.shape[1] * 4
+        with before.open("rb") as f:
+            head = f.read(4)
+            f.seek(max(start, 0))
+            first = f.read(row)
+            f.seek(max(start, 0) + old.nbytes - row)
+            last = f.read(row)
+        if start < 0 or first != old[0].tobytes() or last != old[-1].tobytes() or (
+                name == FAISS_FILE and head != FLAT_IP):
+            return False
+        if not len(self.changed):
+            try:
+                os.link(before, folder / name)  # never written in place: both may hold it
+                return True
+            except OSError:
+                pass
+        shutil.copyfile(before, folder / name)
+        with (folder / name).open("r+b") as f:
+            for i in np.unique(self.changed).tolist():
+                f.seek(start + i * row)
+                f.write(vectors[i].tobytes())
+        return True
+
+
 def _write_bm25(folder: Path, bm25: BM25Retriever, doc_ids: list[str],
-                settings: Bm25Settings) -> None:
+                settings: Bm25Settings, corpus_beside: Path | None = None) -> None:
+    """``corpus_beside``: the BM25 folder of an index with the same rows, whose corpus
+    files (the rows' ids) are linked rather than written again."""
     folder.mkdir(exist_ok=True)
+    linked = corpus_beside is not None and all(
+        (corpus_beside / n).is_file() for n in CORPUS_FILES)
     # rows are the index's rows: the corpus needs no copy of the documents
-    bm25.corpus = [{"node_id": d} for d in doc_ids]
+    bm25.corpus = None if linked else [{"node_id": d} for d in doc_ids]
     bm25.persist(str(folder), show_progress=False)
+    if linked:
+        assert corpus_beside is not None
+        for name in CORPUS_FILES:
+            try:
+                os.link(corpus_beside / name, folder / name)
+            except OSError:
+                shutil.copyfile(corpus_beside / name, folder / name)
     (folder / BM25_SETTINGS).write_text(json.dumps({
         "language": settings.language, "stemmer": settings.stemmer,
         "token_pattern": settings.token_pattern, "skip_stemming": settings.skip_stemming,

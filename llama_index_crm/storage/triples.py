@@ -43,6 +43,10 @@ from llama_index_crm.storage.triple_writer import (
 SUBJECTS_BATCH = 10_000
 """Subjects decoded at a time by :meth:`TripleStore.subjects`."""
 
+RELABEL_ALL_ABOVE = 0.25
+"""A patched store finds the labels of the terms a change touched in their rows of the
+archive; above this share of its rows, in all of them."""
+
 SMALL_TAKE = 256
 """Up to this many ids, :meth:`TermDictionary.take` decodes in Python (no Arrow call)."""
 
@@ -90,6 +94,10 @@ class TermDictionary:
         key = term.encode()
         pos = bisect.bisect_left(range(len(self)), key, key=self._bytes)
         return pos if pos < len(self) and self._bytes(pos) == key else None
+
+    def position(self, term: str) -> int:
+        """How many terms sort before ``term`` (its id, when it occurs)."""
+        return bisect.bisect_left(range(len(self)), term.encode(), key=self._bytes)
 
     def term(self, term_id: int) -> str:
         """The string of ``term_id``."""
@@ -200,6 +208,28 @@ def _labels_of(table: pa.Table, n_terms: int, ids: list[np.ndarray]) -> pa.Array
     return chosen.take(pa.array(per_term, mask=per_term < 0))
 
 
+ENCODING_SUFFIXES = (".ids.npz", ".terms.arrow")
+"""Beside an archive ``triples.parquet``: ``triples.parquet.ids.npz`` (term ids of every
+triple, sorted, and the archive's digest) and ``triples.parquet.terms.arrow`` (the sorted
+terms and their labels), written by :meth:`TripleStore.write_encoding`."""
+
+
+def encoding_files(archive: Path) -> tuple[Path, Path]:
+    """The files :meth:`TripleStore.write_encoding` keeps beside ``archive``."""
+    return tuple(archive.with_name(archive.name + x) for x in ENCODING_SUFFIXES)  # type: ignore[return-value]
+
+
+def _digest(path: Path) -> bytes:
+    """A digest of a file's bytes (an archive of 1.3 M triples: ~25 MB, a few ms)."""
+    import hashlib
+
+    h = hashlib.blake2b(digest_size=16)
+    with path.open("rb") as f:
+        while chunk := f.read(1 << 22):
+            h.update(chunk)
+    return h.digest()
+
+
 def _as_row(row: Triple | TripleRow) -> TripleRow:
     if len(row) == 6:
         return row
@@ -232,11 +262,15 @@ class TripleStore:
         self._terms, (s, p, o), self._labels = _encode(table) if terms is None else \
             _encode_known(table, terms)
         order = np.lexsort((o, p, s))
-        self.s_ids: np.ndarray = s[order]
+        self._index(s[order], p[order], o[order])
+
+    def _index(self, s: np.ndarray, p: np.ndarray, o: np.ndarray) -> None:
+        """Take the id arrays (sorted by subject, predicate, object) and index them."""
+        self.s_ids: np.ndarray = s
         """Subject ids, sorted by subject (then predicate, then object)."""
-        self.p_ids: np.ndarray = p[order]
+        self.p_ids: np.ndarray = p
         """Predicate ids aligned with :attr:`s_ids`."""
-        self.o_ids: np.ndarray = o[order]
+        self.o_ids: np.ndarray = o
         """Object ids aligned with :attr:`s_ids`."""
         by_object = np.argsort(self.o_ids, kind="stable")
         self._in_p = self.p_ids[by_object]
@@ -257,6 +291,13 @@ class TripleStore:
         of its rows) taken out and the rows ``added`` (none of its rows) put in: the
         ``terms`` of the store of that archive (``TripleStore(table, terms=...)``), found
         without encoding the archive again."""
+        return self._terms_after(removed, added)[0]
+
+    def _terms_after(self, removed: Iterable[tuple[str, str, str]],
+                     added: Iterable[tuple[str, str, str]]) -> tuple[pa.Array, np.ndarray]:
+        """:meth:`terms_after`, and the id among them of each of this store's term ids
+        (-1: gone): the terms kept stay in order, the new ones are put in between them
+        at their places (found by binary search), nothing is sorted again."""
         counts = np.bincount(np.concatenate([self.s_ids, self.p_ids, self.o_ids]),
                              minlength=len(self._terms)).astype(np.int64)
         fresh: set[str] = set()
@@ -273,11 +314,114 @@ class TripleStore:
                     fresh.add(term)
                 else:
                     counts[term_id] += 1
-        terms = self._terms.array.filter(pa.array(counts > 0))
-        if fresh:
-            terms = pa.concat_arrays([terms, pa.array(sorted(fresh), pa.large_string())])
-            terms = terms.take(pc.sort_indices(terms))
-        return terms
+        keep = counts > 0
+        kept = self._terms.array.filter(pa.array(keep))
+        kept_before = np.concatenate([[0], np.cumsum(keep)])  # kept ids below each id
+        new = sorted(fresh, key=lambda t: t.encode())
+        places = np.asarray([kept_before[self._terms.position(t)] for t in new],
+                            dtype=np.int64)
+        term_map = np.full(len(self._terms), -1, dtype=np.int64)
+        rank = np.arange(len(kept), dtype=np.int64)
+        term_map[keep] = rank + np.searchsorted(places, rank, side="right")
+        if not new:
+            return kept, term_map
+        pieces, last = [], 0
+        for term, place in zip(new, places.tolist(), strict=True):
+            pieces += [kept.slice(last, place - last), pa.array([term], pa.large_string())]
+            last = place
+        pieces.append(kept.slice(last))
+        return pa.concat_arrays(pieces), term_map
+
+    def patched(self, removed: Iterable[tuple[str, str, str]],
+                added: Iterable[tuple[str, str, str]], table: pa.Table,
+                path: str | Path | None, relabelled: Iterable[str] = ()
+                ) -> tuple[TripleStore, np.ndarray]:
+        """The store of ``table``, this store's archive with the rows ``removed`` (each
+        one of its rows) taken out, the rows ``added`` (none of its rows) put in and the
+        labels of the terms ``relabelled`` changed: made from this store's id arrays
+        renumbered, not by encoding ``table`` again (the same terms, ids and labels).
+        Also returns the new id of each of this store's term ids (-1: gone)."""
+        removed, added = list(removed), list(added)
+        terms, term_map = self._terms_after(removed, added)
+        store = TripleStore.__new__(TripleStore)
+        store.path = None if path is None else Path(path)
+        store._terms = TermDictionary(terms)
+        drop: list[int] = []
+        for row in removed:
+            sid, pid, oid = (self._terms.id_of(t) for t in row)
+            if sid is None or pid is None or oid is None:
+                raise ValueError(f"{row} is not a row of this archive")
+            p_ids, o_ids = self.out_ids(sid)
+            hit = np.flatnonzero((p_ids == pid) & (o_ids == oid))
+            drop.extend((int(self._out_offsets[sid]) + hit).tolist())
+        keep = np.ones(len(self), dtype=bool)
+        keep[drop] = False
+        ids = [term_map[a[keep]].astype(np.int32) for a in (self.s_ids, self.p_ids, self.o_ids)]
+        if added:  # renumbered in order, the rows stay sorted; the added ones are sorted in
+            more = [np.asarray([store._terms.id_of(row[k]) for row in added], dtype=np.int32)
+                    for k in range(3)]
+            n = len(terms)
+            if n ** 3 < 2 ** 63:  # each row as one int64 key: the new rows inserted in place
+                keys = (ids[0].astype(np.int64) * n + ids[1]) * n + ids[2]
+                new = (more[0].astype(np.int64) * n + more[1]) * n + more[2]
+                order = np.argsort(new)
+                at = np.searchsorted(keys, new[order])
+                ids = [np.insert(a, at, b[order]) for a, b in zip(ids, more, strict=True)]
+            else:
+                ids = [np.concatenate([a, b]) for a, b in zip(ids, more, strict=True)]
+                order = np.lexsort((ids[2], ids[1], ids[0]))
+                ids = [a[order] for a in ids]
+        # labels: the earlier ones, but for the terms whose labels or parts changed, found
+        # in their rows of the table as _labels_of finds them in the whole table. A term's
+        # label is the first non-empty one of its rows as subject, predicate, object, and
+        # every row gives a term the same label in the same part (the archive's labels are
+        # per term; a predicate's per predicate): a term of a changed row whose label did
+        # not change keeps its label while it keeps rows in the same parts (rdfs:label, a
+        # predicate of 100,000 rows, is not looked at again for one label changed).
+        back = np.full(len(terms), -1, dtype=np.int64)
+        back[term_map[term_map >= 0]] = np.flatnonzero(term_map >= 0)
+        labels = self._labels.cast(pa.large_string()).take(pa.array(back, mask=back < 0))
+        dirty = {t for t in relabelled if store._terms.id_of(t) is not None}
+        moved = sorted({t for row in removed + added for t in row})
+        new_ids, old_ids = (np.asarray([-1 if (i := d.id_of(t)) is None else i for t in moved],
+                                       dtype=np.int64) for d in (store._terms, self._terms))
+        if len(moved):
+            there = new_ids >= 0
+            was = np.stack([np.bincount(a, minlength=len(self._terms))[np.maximum(old_ids, 0)]
+                            for a in (self.s_ids, self.p_ids, self.o_ids)]) > 0
+            now = np.stack([np.bincount(a, minlength=len(terms))[np.maximum(new_ids, 0)]
+                            for a in ids]) > 0
+            same = (old_ids >= 0) & (was == now).all(axis=0)
+            dirty |= {t for t, keep, ok in zip(moved, same.tolist(), there.tolist(),
+                                               strict=True) if ok and not keep}
+        if dirty:
+            value_set = pa.array(sorted(dirty), pa.string())
+            hit = pc.or_(pc.or_(pc.is_in(table.column("s"), value_set=value_set),
+                                pc.is_in(table.column("p"), value_set=value_set)),
+                         pc.is_in(table.column("o"), value_set=value_set))
+            if pc.sum(hit).as_py() > table.num_rows * RELABEL_ALL_ABOVE:  # label every row
+                labels = _encode_known(table, terms)[2].cast(pa.large_string())
+            else:
+                sub_dict, _, sub_labels = _encode(table.filter(hit))
+                key = pa.array(sorted(dirty), pa.large_string())
+                wanted = pc.index_in(key, value_set=sub_dict.array).to_numpy(
+                    zero_copy_only=False).astype(np.int64)
+                where = pc.index_in(key, value_set=terms).to_numpy(
+                    zero_copy_only=False).astype(np.int64)
+                position = np.arange(len(terms), dtype=np.int64)
+                position[where] = len(terms) + np.arange(len(where))
+                labels = pa.concat_arrays([labels, sub_labels.cast(pa.large_string()).take(
+                    pa.array(wanted))]).take(pa.array(position))
+        store._labels = labels
+        store._index(*ids)
+        return store, term_map
+
+    def positions_in(self, other: TripleStore) -> np.ndarray:
+        """The id in ``other`` of each term of this store (-1 where ``other`` has no such
+        term), by term id: since ids are ranks in byte order, the ids of the terms both
+        stores hold keep their order."""
+        found = pc.index_in(self._terms.array, value_set=other._terms.array)  # noqa: SLF001
+        return found.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
 
     @classmethod
     def from_triples(cls, rows: Iterable[Triple | TripleRow]) -> TripleStore:
@@ -303,6 +447,10 @@ class TripleStore:
         """
         if fs is None and not Path(path).is_file():
             raise IndexFormatError(f"Triple archive {path} is missing. {REBUILD_HINT}")
+        if fs is None:
+            cached = cls._from_encoding(Path(path))
+            if cached is not None:
+                return cached
         try:
             table = pq.read_table(
                 str(path),
@@ -321,6 +469,49 @@ class TripleStore:
                 + REBUILD_HINT
             )
         return cls(table, path=path)
+
+    # ----- the encoding kept beside the archive --------------------------------------
+    @classmethod
+    def _from_encoding(cls, path: Path) -> TripleStore | None:
+        """The store of the archive ``path`` from the encoding :meth:`write_encoding` kept
+        beside it, or None when there is none, or it is not the encoding of this archive
+        (its digest differs: the archive was written again without it)."""
+        ids_file, terms_file = encoding_files(path)
+        if not (ids_file.is_file() and terms_file.is_file()):
+            return None
+        try:
+            with np.load(ids_file) as arrays:
+                if bytes(arrays["digest"]) != _digest(path):
+                    return None
+                s, p, o = arrays["s"], arrays["p"], arrays["o"]
+            with pa.memory_map(str(terms_file)) as source:
+                table = pa.ipc.open_file(source).read_all()
+        except (OSError, ValueError, KeyError, pa.ArrowException):
+            return None
+        store = cls.__new__(cls)
+        store.path = path
+        store._terms = TermDictionary(table.column("term").combine_chunks())
+        store._labels = table.column("label").combine_chunks()
+        store._index(s, p, o)
+        return store
+
+    def write_encoding(self) -> None:
+        """Keep this store's encoding (term ids of every triple, sorted terms and their
+        labels) beside its archive (:attr:`path`), which :meth:`load` then reads instead of
+        encoding the archive again; written atomically, with the archive's digest."""
+        if self.path is None:
+            raise ValueError("a store made in memory has no archive to keep its encoding by")
+        ids_file, terms_file = encoding_files(self.path)
+        tmp = terms_file.with_name(terms_file.name + ".tmp")
+        table = pa.table({"term": self._terms.array, "label": self._labels.cast(
+            pa.large_string())})
+        with pa.OSFile(str(tmp), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+            writer.write_table(table)
+        tmp.replace(terms_file)
+        tmp = ids_file.with_name(ids_file.name + ".tmp.npz")
+        np.savez(tmp, s=self.s_ids, p=self.p_ids, o=self.o_ids,
+                 digest=np.frombuffer(_digest(self.path), dtype=np.uint8))
+        tmp.replace(ids_file)
 
     def to_parquet(self, where: str | Path | BinaryIO, fs: Any | None = None) -> None:
         """Write the store back to a ``triples.parquet`` archive (labels included).
