@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from llama_index_crm.exact.linking import Candidate, NameIndex
     from llama_index_crm.graph.data import GraphData
 
-__all__ = ["AbsenceCheck", "Proof", "replace_words"]
+__all__ = ["AbsenceCheck", "Proof", "capitalised_name", "replace_words"]
 
 
 logger = logging.getLogger(__name__)
@@ -421,6 +421,13 @@ class AbsenceCheck:
         return f"“{words[-1]}” is a type of works of the graph, and the words of “{rest}” are " \
             f"words of its names"
 
+    def unheard(self, text: str) -> bool:
+        """Whether a name holds a word no name of the graph has ("Sozomenos", not "World
+        Heritage" or "Starry Night", words of other names)."""
+        vocabulary = self.names.vocabulary if self.names is not None else []
+        return any(len(w) > 3 and not _in_sorted(vocabulary, w)
+                   for w in fold_name(text).split())
+
     def name_shaped(self, text: str, question: str,
                     vocabulary: frozenset[str] | set[str] = frozenset(), *,
                     foreign: bool = False, verbs: frozenset[str] = frozenset(),
@@ -713,3 +720,11 @@ def _in_sorted(words: Sequence[str], word: str) -> bool:
     """Whether ``word`` is in the sorted list ``words``."""
     at = bisect.bisect_left(words, word)
     return at < len(words) and words[at] == word
+
+
+def capitalised_name(question: str, text: str) -> bool:
+    """Whether ``text`` is two words or more, each written with a capital in ``question``
+    ("Agios Sozomenos", not "Troodos World Heritage listing" or one German noun)."""
+    at = question.find(text)
+    words = question[at:at + len(text)].split() if at >= 0 else []
+    return len(words) >= 2 and all(w[:1].isupper() for w in words)

@@ -18,7 +18,6 @@ table once.
 
 from __future__ import annotations
 
-import bisect
 import logging
 import re
 import threading
@@ -31,7 +30,7 @@ import numpy as np
 from llama_index.core.llms import LLM
 
 from llama_index_crm.errors import LLMUnavailable
-from llama_index_crm.exact.absence import AbsenceCheck, Proof, replace_words
+from llama_index_crm.exact.absence import AbsenceCheck, Proof, capitalised_name, replace_words
 from llama_index_crm.exact.compare import Comparisons
 from llama_index_crm.exact.empty import EmptyCheck
 from llama_index_crm.exact.endpoint import EndpointExecutor, PlanEndpoint
@@ -453,8 +452,8 @@ class ExactAnswerer(Readings, Comparisons):
                 return stated
         absent = [m for m, p in zip(missing, proofs, strict=True) if p.proven]
         if absent and unproven and all(p.ordinary for p in unproven) and all(
-                not m.elsewhere and self._unheard(m.text) and _capitalised(question, m.text)
-                for m in absent):
+                not m.elsewhere and self.absence.unheard(m.text)
+                and capitalised_name(question, m.text) for m in absent):
             # "the wall paintings of Agios Sozomenos": a name proven absent, beside words
             # that are no name at all, is absent whatever those words mean
             return replace(self._not_found(absent), language=language)
@@ -661,16 +660,6 @@ class ExactAnswerer(Readings, Comparisons):
                          dict.fromkeys(triples)],
         }
 
-    def _unheard(self, text: str) -> bool:
-        """Whether a name holds a word no name of the graph has ("Sozomenos", not "World
-        Heritage" or "Starry Night", words of other names)."""
-        vocabulary = self.names.vocabulary
-        for word in fold_name(text).split():
-            at = bisect.bisect_left(vocabulary, word)
-            if len(word) > 3 and not (at < len(vocabulary) and vocabulary[at] == word):
-                return True
-        return False
-
     def _titled(self, question: str, missing: Missing, language: str) -> ExactAnswer | None:
         """Works asked for by words no node is named but works' titles hold ("pictures of
         the Dallas Cotton Mill", "photographs titled with Great Spruce Head Island"): read
@@ -792,11 +781,3 @@ def unworded(missing: Sequence[str], understanding: Understanding) -> list[str]:
     named = {w.role.partition(":")[2] for w in understanding.words
              if w.role.startswith("relation:")}
     return [r for r in missing if r not in named]
-
-
-def _capitalised(question: str, text: str) -> bool:
-    """Whether ``text`` is two words or more, each written with a capital in ``question``
-    ("Agios Sozomenos", not "Troodos World Heritage listing" or one German noun)."""
-    at = question.find(text)
-    words = question[at:at + len(text)].split() if at >= 0 else []
-    return len(words) >= 2 and all(w[:1].isupper() for w in words)
