@@ -762,3 +762,12 @@ def test_who_did_an_artist_photograph_names_the_sitters(portraits: ExactAnswerer
     answer = portraits.answer("Who did Clara Voss paint?")
     assert answer.status == "answered"
     assert {i["label"] for i in answer.items} == {"Mathilde K. Brand", "Otto Lind"}
+
+
+def test_a_year_in_brackets_after_a_quoted_event(organizers: ExactAnswerer) -> None:
+    # "'Spring Salon' (1950)": the show's own year; its title is kept
+    answer = organizers.answer("Who organized the exhibition 'Spring Salon' (1950)?")
+    assert answer.status == "answered"
+    assert [i["label"] for i in answer.items] == ["Lea Kron"]
+    assert organizers.answer("Who organized the exhibition 'Spring Salon' (1977)?").status \
+        != "answered"

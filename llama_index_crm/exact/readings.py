@@ -75,6 +75,8 @@ _TOPIC_WORDS = frozenset({"the", "a", "an", "show", "exhibition", "exhibit", "of
 """Words a topic phrase may hold beside its name and say nothing more by."""
 _YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
 _BESIDE = " -–—,:;()[]"
+_PAREN_YEAR = re.compile(r"[„“\"'‘«](?P<title>[^„“”\"'‘’«»]{3,})(?P<q>[”“\"'’»])"
+                         r"\s*\((?P<year>1\d{3}|20\d{2})\)")
 """What may stand between a name and its year ("Twelve Americans (1956)")."""
 COLLECTION_NOUNS = frozenset({"collection", "collections", "museum", "holdings"})
 """Words for where the works are, which a slip may also touch."""
@@ -238,8 +240,11 @@ class Readings:
         """Readings without a year typed right beside a name when it is the named node's own
         date ("twelve americans 1956 - which artists were in it": the show of 1956, not
         artists born then)."""
-        if first.plan is None:
-            return []
+        if first.plan is None:  # "the exhibition „Modern European Art“ (1933)"
+            return [(asked[:m.end("q")] + asked[m.end():],
+                     f"reading “{m.group('year')}” as the date of {m.group('title')}")
+                    for m in _PAREN_YEAR.finditer(asked)
+                    if self._names_year(m.group("title"), int(m.group("year")))][:1]
         out = []
         for anchor in first.plan.anchors:
             at = re.search(re.escape(anchor.text), asked, re.IGNORECASE)
