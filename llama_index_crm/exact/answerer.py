@@ -451,11 +451,13 @@ class ExactAnswerer(Readings, Comparisons):
             if stated is not None:
                 return stated
         absent = [m for m, p in zip(missing, proofs, strict=True) if p.proven]
-        if absent and unproven and all(p.ordinary for p in unproven) and all(
+        if absent and unproven and language == "en" and all(p.ordinary for p in unproven) and all(
                 not m.elsewhere and self.absence.unheard(m.text)
                 and capitalised_name(question, m.text) for m in absent):
             # "the wall paintings of Agios Sozomenos": a name proven absent, beside words
-            # that are no name at all, is absent whatever those words mean
+            # that are no name at all, is absent whatever those words mean (in English: in
+            # another language two capitalised words may be its untranslated nouns,
+            # "la Lista del Patrimonio Mundial")
             return replace(self._not_found(absent), language=language)
         if unproven:
             readings = []
