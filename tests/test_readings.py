@@ -771,3 +771,10 @@ def test_a_year_in_brackets_after_a_quoted_event(organizers: ExactAnswerer) -> N
     assert [i["label"] for i in answer.items] == ["Lea Kron"]
     assert organizers.answer("Who organized the exhibition 'Spring Salon' (1977)?").status \
         != "answered"
+
+
+def test_works_by_a_name_only_titles_hold_stay_absent(portraits: ExactAnswerer) -> None:
+    # "works by Harbour Mill": a maker is asked, and no one is named so; titles holding the
+    # words are no answer to it
+    answer = portraits.answer("how many works by Dallas Harbour Mill are in the collection")
+    assert answer.status != "answered" or answer.count != 1

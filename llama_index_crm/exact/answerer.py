@@ -676,8 +676,9 @@ class ExactAnswerer(Readings, Comparisons):
         run = re.search(rf"(?:\b[A-Z][\w'’.-]*\s+)*{span}", question)
         said = " ".join(run.group().split()) if run and run.start() else missing.text
         span = re.escape(said).replace(r"\ ", r"\s+")
+        # only after a word of titles or depiction ("works by David Hockney" asks a maker)
         text, n = re.subn(rf"(?:\b(?:titled|named|called|entitled)\s+(?:with\s+|after\s+)?"
-                          rf"|\b(?:of|about|showing|depicting|with)\s+)?(?:the\s+)?"
+                          rf"|\b(?:of|about|showing|depicting|with)\s+)(?:the\s+)?"
                           rf"[“\"']?{span}[”\"']?", f" with “{said}” in the title",
                           question, count=1, flags=re.IGNORECASE)
         if not n:
