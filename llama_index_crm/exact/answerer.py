@@ -35,6 +35,7 @@ from llama_index_crm.exact.compare import Comparisons
 from llama_index_crm.exact.empty import EmptyCheck
 from llama_index_crm.exact.endpoint import EndpointExecutor, PlanEndpoint
 from llama_index_crm.exact.execute import TITLE_RELATION, ExactResult, Executor
+from llama_index_crm.exact.kinds import said_by_nodes
 from llama_index_crm.exact.language import Lexicon, Lexicons
 from llama_index_crm.exact.linking import Candidate, Missing, NameIndex, Unresolved
 from llama_index_crm.exact.llm_planner import LLMPlanner
@@ -303,8 +304,10 @@ class ExactAnswerer(Readings, Comparisons):
                                 collection=self.institution,
                                 names=[maker for _, maker in chosen.values()])
         understanding.language = language
-        if not understanding.complete:  # "Copley's 'General Thomas Gage'": its maker named
-            makers = self._makers_named(plan, understanding.unexplained)
+        if not understanding.complete:  # "Copley's 'General Thomas Gage'": its maker named;
+            # "the Pitsilia region", "the painted churches": what the nodes themselves say
+            makers = self._makers_named(plan, understanding.unexplained) + said_by_nodes(
+                self.executor, self.lexicon, plan, cover or asked, understanding.unexplained)
             if makers:
                 understanding = covered(cover or asked, plan, self.lexicon,
                                         collection=self.institution,

@@ -183,6 +183,8 @@ class OperationParts(LinkParts):
                 after = words[i + n] if i + n < len(words) else ""
                 owner = i and self.els[i - 1].possessive
                 named = i and self.els[i - 1].kind in {"mention", "run"}
+                if named and self._label_holds(self.els[i - 1], words[i:i + n]):
+                    continue  # "the Lusignan period": the name's own word, not one asked
                 last = i + n == len(words)
                 if not before or before[-1] in WH or before[-1] in AUX or owner or named \
                         or last or after in {"of", "for"} or before[-1] in IMPERATIVE:
@@ -383,6 +385,18 @@ class OperationParts(LinkParts):
             "nationality", "has-type", "made-of", "technique", "located-in", "birth-place",
             "death-place", "creation-place", "residence", "took-place-at", "member-of",
             "acquired-by", "acquired-from", "created-by", "carried-out-by"}
+
+    def _label_holds(self, element: Element, words: list[str]) -> bool:
+        """Whether a node ``element`` names (a mention's best node, or a node named by a
+        run's words) also holds ``words`` in its name: "the Lusignan period" names
+        "Lusignan (Frankish) period in Cyprus", its "period" is no attribute asked."""
+        if element.mention is not None and element.mention.candidates:
+            found = list(element.mention.candidates[:1])
+        elif element.kind == "run":
+            found = self.p.names.lookup(element.word, surname=False, fuzzy=False)
+        else:
+            return False
+        return any(set(words) <= set(fold_name(c.name).split()) for c in found)
 
     def _verb_in(self, relation: Relation) -> bool:
         return any(w in relation.verbs for w in self.verbs)
@@ -691,3 +705,4 @@ class OperationParts(LinkParts):
                          attributes=tuple(attributes),  # type: ignore[arg-type]
                          notes=tuple(self.notes), **kwargs)  # type: ignore[arg-type]
         return plan
+

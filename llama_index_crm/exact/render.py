@@ -44,6 +44,8 @@ PHRASES: dict[str, tuple[str, str]] = {
     "made-of": ("made of {}", "the material of {}"),
     "technique": ("made with the technique {}", "the technique of {}"),
     "creation-place": ("made in {}", "where {} was made"),
+    "made-in-period": ("made in {}", "the period {} was made in"),
+    "event-period": ("within {}", "the period of {}"),
 }
 """How a link reads: (the variable is the domain, the variable is the range)."""
 RELATION_WORDS = {"created-by": "made by ", "acquired-by": "acquired by "}
@@ -121,7 +123,7 @@ def link_phrases(relation: str) -> tuple[str, str]:
         role = relation.partition(":")[2].replace("-", " ")
         return (f"with {{}} as {role}", f"in {{}} as {role}") if role else \
             ("with {} taking part", "taking part in {}")
-    return ("{} (" + relation + ")",) * 2
+    return ("linked to {} (" + relation + ")",) * 2
 
 
 def role_sentence(relation: str, anchor: str, names: Sequence[str]) -> str:
