@@ -428,6 +428,14 @@ class AbsenceCheck:
         return any(len(w) > 3 and not _in_sorted(vocabulary, w)
                    for w in fold_name(text).split())
 
+    def plain_english(self, text: str, question: str) -> bool:
+        """Whether ``text`` stands in ``question`` (translated to English) as common English
+        words in lower case ("wall" of "peintures murales"): translated or typed so, not an
+        untranslated noun of the question's language."""
+        words = text.split()
+        return bool(words) and text in question and all(
+            w.islower() and w in self.common for w in words)
+
     def name_shaped(self, text: str, question: str,
                     vocabulary: frozenset[str] | set[str] = frozenset(), *,
                     foreign: bool = False, verbs: frozenset[str] = frozenset(),

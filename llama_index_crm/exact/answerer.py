@@ -454,13 +454,15 @@ class ExactAnswerer(Readings, Comparisons):
             if stated is not None:
                 return stated
         absent = [m for m, p in zip(missing, proofs, strict=True) if p.proven]
-        if absent and unproven and language == "en" and all(p.ordinary for p in unproven) and all(
+        if absent and unproven and all(p.ordinary for p in unproven) and (
+                language == "en" or all(self.absence.plain_english(p.text, question)
+                                        for p in unproven)) and all(
                 not m.elsewhere and self.absence.unheard(m.text)
                 and capitalised_name(question, m.text) for m in absent):
             # "the wall paintings of Agios Sozomenos": a name proven absent, beside words
             # that are no name at all, is absent whatever those words mean (in English: in
             # another language two capitalised words may be its untranslated nouns,
-            # "la Lista del Patrimonio Mundial")
+            # "la Lista del Patrimonio Mundial", unless the words are English, translated)
             return replace(self._not_found(absent), language=language)
         if unproven:
             readings = []

@@ -86,6 +86,7 @@ class CrossLingualNames:
         self.names = names
         self._encoder = encoder
         self._words: dict[str, list[str]] | None = None
+        self._titles: frozenset[str] = frozenset()
         self._lock = threading.Lock()
 
     @property
@@ -107,10 +108,16 @@ class CrossLingualNames:
         """Word of a name → the names having it (made on first use)."""
         if self._words is None:
             words: dict[str, list[str]] = {}
+            firsts: dict[str, int] = {}
             for key in self.names.keys:
                 for word in set(key.split()):
                     if len(word) >= MIN_CHARS and word not in FUNCTION_WORDS:
                         words.setdefault(word, []).append(key)
+                if key:
+                    firsts[key.split()[0]] = firsts.get(key.split()[0], 0) + 1
+            # words that open several names ("agios", "saint", "panagia") are titles:
+            # sharing one says nothing about which name is meant
+            self._titles = frozenset(w for w, n in firsts.items() if n >= 2)
             self._words = words
         return self._words
 
@@ -134,7 +141,8 @@ class CrossLingualNames:
                 keys = index[str(hit)]
                 for key in keys:
                     shared.setdefault(key, set()).add(word)
-                if len(keys) <= rare and fuzz.ratio(word, str(hit)) >= ANCHOR_RATIO:
+                if len(keys) <= rare and fuzz.ratio(word, str(hit)) >= ANCHOR_RATIO and \
+                        str(hit) not in self._titles:
                     anchored.update(keys)  # "lampadistis", not "saint" or "church"
         shared = {k: v for k, v in shared.items() if k in anchored}
         if not shared:
