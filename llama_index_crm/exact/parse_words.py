@@ -8,7 +8,7 @@ small predicates on relations and categories, and the state the builder's parts 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -267,6 +267,7 @@ class BuilderState:
     roles: dict[tuple[int, int], str]
     missing: list[Missing]
     ambiguous: list[Unresolved]
+    chosen: Mapping[str, str]
     notes: list[str]
     words: list[str]
     verbs: list[str]

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from llama_index_crm.exact.conjoined import joined, split_conjoined, with_name
 from llama_index_crm.exact.execute import Value
 from llama_index_crm.exact.language import Lexicon
 from llama_index_crm.exact.linking import Unresolved
@@ -84,6 +85,9 @@ WHOLE_NAME = 0.95
 """How well a topic typed alone must match a name to be read as one."""
 MAX_TIED = 6
 """Nodes of a tied name each read in turn (more: the tie is asked back)."""
+PART_NAMES = frozenset({"surname", "short name", "given name", "acronym"})
+"""Matches by a part of a person's name: people who share it are told apart by the
+reading that answers."""
 CATEGORY_WORDS = {"Actor": "person or group", "Thing": "work or object", "Place": "place",
                   "Event": "event", "Concept": "term", "Time": "period"}
 
@@ -117,11 +121,14 @@ class Readings:
         named after him), read as each of them: when exactly one reading covers the question
         and finds an answer ("how many exhibitions was Ben Shahn part of": the artist's),
         that one, said so; otherwise None (the tie is asked back). Nodes of one kind stay a
-        tie: an empty reading of one of two works of a title proves nothing."""
+        tie (an empty reading of one of two works of a title proves nothing), unless the
+        name is part of each of theirs ("Hemingway portraits by Man Ray": of the three
+        Hemingways, only Ernest's reading answers)."""
         if len(ambiguous) != 1:
             return None
         tie = ambiguous[0]
-        if len(tie.candidates) > MAX_TIED or len({c.category for c in tie.candidates}) < 2:
+        if len(tie.candidates) > MAX_TIED or len({c.category for c in tie.candidates}) < 2 and \
+                not all(c.how in PART_NAMES for c in tie.candidates):
             return None
         found = []
         for candidate in tie.candidates:
@@ -138,7 +145,23 @@ class Readings:
         rest = "the other node so named gives" if others == 1 else \
             f"the {others} other nodes so named give"
         note = f"reading “{tie.text}” as the {kind}; {rest} no answer to it"
+        if len({c.category for c in tie.candidates}) == 1:  # "Obama": two people, the
+            note = f"{rest} no answer to it"  # answer says which one it read
         return replace(answer, text=f"{answer.text} ({note})")
+
+    def _conjoined(self, asked: str, history: Sequence[tuple[str, str]],
+                   language: str) -> ExactAnswer | None:
+        """Two questions joined by "and", the second pointing back with a pronoun: both
+        answered (the second about the one node the first named), or None."""
+        parts = split_conjoined(asked)
+        if parts is None:
+            return None
+        first = self._read(parts[0], history, None, language)
+        anchors = list(first.plan.anchors) if first.plan is not None else []
+        if first.status != "answered" or len({a.node for a in anchors}) != 1:
+            return None
+        second = self._read(with_name(parts[1], anchors[0].label), history, None, language)
+        return joined(first, second) if second.status == "answered" else None
 
     def _describing(self, question: str, words: Sequence[str]) -> str:
         """A note when the one ordinary word left out is the material or type of the work
