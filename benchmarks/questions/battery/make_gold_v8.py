@@ -1,0 +1,97 @@
+"""(Re)compute and check the gold of the blind set v8 (``v8.jsonl`` beside this script).
+
+Usage (from the repository root; needs ``../shared/datasets`` beside the repository)::
+
+    python benchmarks/questions/battery/make_gold_v8.py --check  # default: recompute, compare
+    python benchmarks/questions/battery/make_gold_v8.py --write  # rewrite v8.jsonl with the gold
+    python benchmarks/questions/battery/make_gold_v8.py --stats  # counts per graph/lang/type/expect
+
+Graphs: ``nmwa`` (National Museum of Wildlife Art), ``acm`` (Amon Carter Museum), ``demo``
+(Troodos churches, ``examples/data/troodos.ttl``), ``npg`` (National Portrait Gallery, the 14
+zips of ``datasets/npg`` in one store, a minute or two to load) and ``moma`` (MoMA exhibitions
+1929-1959, Linked Art).
+
+How the result columns of a question's query are read (as in ``make_gold_v4.py``):
+
+* ``?anchor``: the entity named in the question; it goes first in ``gold_uris``.
+* ``?via``: a first-class entity between the anchor and the answer (the maker of the work
+  named in the question); it follows the anchor in ``gold_uris``.
+* ``?item``: an answer entity; ``gold_uris`` = anchors, vias, then items, each once, in row
+  order.
+* ``?label``: an answer label (a name, a title, a statement text, or a year as 4 digits);
+  ``answer_labels`` = distinct labels (whitespace collapsed) in row order, at most 15 kept for
+  enumerations.
+* ``?count``: for aggregations; ``answer_labels`` = [str(count)], ``gold_count`` = count.
+
+``gold_count``: the count for aggregations; the number of distinct items (or labels) for
+enumerations; ``null`` for specific questions. A ``not_found`` question's query must return
+no row (it searches the graph's literals for fragments of the absent name); its gold is ``[]``,
+``[]``, ``null``. An ``answered`` question's query must return a row.
+
+Also checked: fields, ids (``v8-<dataset>-NNN``, unique), type/lang/expect values, that a
+specific question does not contain its own answer label (except ``compare_*`` templates,
+whose answer is one of the two names asked about), that demo questions carry a
+``group`` and that a group's members share template, ``gold_uris``, ``answer_labels`` and
+``gold_count``. Stores are built in memory (nothing is written to disk).
+Exit codes: 0 all equal, 1 a difference or an invalid question, 2 a graph file is missing.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+import zipfile
+from pathlib import Path
+
+import pyoxigraph as ox
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # gold_runner.py
+import gold_runner  # noqa: E402
+from gold_runner import run  # noqa: E402
+from make_gold_v4 import compute, validator  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[2]
+SHARED = REPO.parent / "shared" / "datasets"
+QFILE = HERE / "v8.jsonl"
+GRAPHS = {
+    "nmwa": SHARED / "nmwa" / "consolidated_data.n3.zip",
+    "acm": SHARED / "acm" / "consolidated_data.n3.zip",
+    "demo": REPO / "examples" / "data" / "troodos.ttl",
+    "npg": SHARED / "npg",
+    "moma": SHARED / "moma" / "moma_1929_1959.nt.zip",
+}
+ORDER = ["nmwa", "acm", "demo", "npg", "moma"]
+_load_file = gold_runner.load_store  # the shared loader (one zip or a Turtle file)
+
+
+def load_store(path: Path) -> ox.Store:
+    """A store of one graph: a folder of zips (NPG, 14 parts), a zip or a Turtle file; with
+    ``V8_STORES=<dir>`` an on-disk store ``<dir>/<dataset>`` is opened read-only instead."""
+    cached = os.environ.get("V8_STORES")
+    if cached:
+        for name, p in GRAPHS.items():
+            if p == path and (Path(cached) / name).is_dir():
+                return ox.Store.read_only(str(Path(cached) / name))
+    if path.is_dir():
+        store = ox.Store()
+        for part in sorted(path.glob("*.zip")):
+            with zipfile.ZipFile(part) as zf:
+                for name in zf.namelist():
+                    if name.endswith((".n3", ".nt")):
+                        store.bulk_load(io.BytesIO(zf.read(name)), ox.RdfFormat.N_TRIPLES,
+                                        lenient=True)
+        return store
+    return _load_file(path)
+validate = validator("v8", ("nmwa", "acm", "demo", "npg", "moma"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    gold_runner.load_store = load_store  # run() loads through the module attribute
+    return run(argv, doc=__doc__ or "", qfile=QFILE, graphs=GRAPHS, compute=compute,
+               validate=validate, order=ORDER, notes=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
