@@ -132,3 +132,28 @@ def test_two_questions_joined_by_and_are_both_answered(surnames: ExactAnswerer,
     answer = surnames.answer(question)
     assert answer.status == "answered", answer.plan_text
     assert all(s in answer.text for s in said), answer.text
+
+
+@pytest.mark.parametrize(("question", "count"), [
+    ("How many works did Anna Kessel make?", 0),  # a sitter: her portrait depicts her
+    ("How many works did Clara Voss make in the 1950s?", 0),  # her one work is of 1890
+    ("How many works did Clara Voss make in the 1890s?", 1),
+    ("Besides Seated Woman, how many other works by its artist are there?", 0),
+])
+def test_a_count_of_none_is_said_when_the_graph_proves_it(surnames: ExactAnswerer,
+                                                          question: str, count: int) -> None:
+    answer = surnames.answer(question)
+    assert answer.status == "answered", answer.plan_text
+    assert answer.count == count
+
+
+@pytest.mark.parametrize("question", [
+    "How many works did Ivo Marek make in the 1950s?",  # his one work has no date
+    "exhibitions held in 1850",  # events of no type: a birth is no exhibition
+    "how many exhibitions are there",
+])
+def test_a_count_of_none_is_not_said_when_it_is_not_proven(surnames: ExactAnswerer,
+                                                           question: str) -> None:
+    answer = surnames.answer(question)
+    assert answer.status == "retrieval_only", answer.text
+    assert answer.count is None

@@ -8,7 +8,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from llama_index_crm.exact.parse_words import attribute_group
+from llama_index_crm.exact.results import UNTYPED_EVENTS
 from llama_index_crm.storage.names import fold_name
 
 if TYPE_CHECKING:
@@ -18,6 +21,17 @@ if TYPE_CHECKING:
     from llama_index_crm.graph.data import GraphData
 
 __all__ = ["EmptyCheck"]
+
+_GRAMMAR = frozenset({"by", "of", "in", "at", "on", "to", "from", "for", "with", "the", "a",
+                      "an", "is", "was", "were", "are", "has", "have", "had", "did", "do",
+                      "does", "who", "what", "when", "where", "which", "how"})
+
+
+def _worded(relation: object, asked: set[str]) -> bool:
+    """Whether a word of ``asked`` is one of the relation's own verbs or nouns."""
+    words = {w for phrase in (*getattr(relation, "verbs", ()), *getattr(relation, "nouns", ()))
+             for w in fold_name(phrase).split()} - _GRAMMAR
+    return bool(words & asked)
 
 CLOSE_OTHER = frozenset({"exact", "stripped", "inverted", "stop-words", "short name", "surname",
                          "given name", "qualifier"})
@@ -90,6 +104,12 @@ class EmptyCheck:
             labels = " or ".join(self.executor.lexicon[r].label for r in result.missing_relations)
             return (f"this graph records no {labels} at all, and the question names no node "
                     f"the reading could be checked on")
+        if not result.total and any(n.startswith(UNTYPED_EVENTS) for n in result.notes):
+            # "exhibitions held in 1940" where no event carries a type: none named so
+            # proves no absence of exhibitions (they may be recorded in words)
+            return "the graph gives its events no type, and none is named so"
+        if not result.total and result.left_out and not var.filters:
+            return None  # "other works by the artist of T": T was all there was
         if not result.total:
             unnamed = self._unnamed_date(plan)
             if unnamed is not None:
@@ -100,7 +120,7 @@ class EmptyCheck:
                             f"{var.category.lower()} like those it asks for")
                 for uri in anchor.nodes:
                     linked = self._linked(uri, var.category)
-                    if linked:
+                    if linked and not self._explained(plan, anchor, uri):
                         return (f"the plan's path finds none, but {anchor.label} is linked to "
                                 f"{linked} {(var.category or 'node').lower()}(s) by other "
                                 f"paths of the graph")
@@ -149,6 +169,51 @@ class EmptyCheck:
                             f"is; it was read as the {relation.label} of the "
                             f"{var.noun or 'members'}")
         return None
+
+    def _explained(self, plan: ExactPlan, anchor: Anchor, uri: str) -> bool:
+        """Whether every node of the asked kind the FR graph links to ``anchor`` is one the
+        empty result rightly leaves out: reached by the plan's own relation but dated
+        otherwise than its filters ask ("Kemeys's works of the 1950s": his 20 works are all
+        dated, none then), or reached only by a relation no word of the question names
+        ("works made by Lincoln": the 144 that depict him)."""
+        var = plan.variables[0]
+        links = [k for k in var.links if k.target == anchor]
+        start = self.executor.node_id(uri)
+        if len(links) != 1 or start is None or var.category is None:
+            return False
+        lexicon = self.executor.lexicon
+        walker = self.executor.walker
+        starts = np.asarray([start], dtype=np.int64)
+        linked = self._linked_nodes(uri, var.category)
+        own = lexicon[links[0].relation]
+        reached = set(walker.walk(own, starts, reverse=not links[0].inverse,
+                                  closure=True).node.tolist())
+        dated = [lexicon[f.relation] for f in var.filters if f.relation in lexicon]
+        if len(dated) != len(var.filters) or reached and not dated:
+            return False  # a text filter, or the plan's own path reaches them unfiltered
+        for relation in dated:  # each member the plan's path reaches has the value filtered
+            ids = np.asarray(sorted(reached), dtype=np.int64)
+            if len(ids) and len(set(walker.walk(relation, ids).start.tolist())) != len(ids):
+                return False
+        asked = set(fold_name(plan.question).split())
+        for relation in lexicon.values() if anchor.category == "Actor" else ():
+            # a person's other links are other roles (a sitter, a donor); a term's may be
+            # what the question means in other words ("depicting" a subject: typed so)
+            if relation.value != "node" or relation.id == own.id or _worded(relation, asked):
+                continue
+            if relation.domain in {var.category, "Any"} and \
+                    relation.range in {anchor.category, "Any"}:
+                reached |= set(walker.walk(relation, starts, reverse=True).node.tolist())
+            if relation.range in {var.category, "Any"} and \
+                    relation.domain in {anchor.category, "Any"}:
+                reached |= set(walker.walk(relation, starts).node.tolist())
+        return bool(linked) and linked <= reached
+
+    def _linked_nodes(self, uri: str, category: str) -> set[int]:
+        assert self.data is not None
+        found = (self.executor.node_id(t) for t in self.data.fr_links(uri))
+        return {n for n in found if n is not None and
+                self.executor.values.category(n) == category}
 
     def _linked(self, uri: str, category: str | None) -> int:
         assert self.data is not None

@@ -28,6 +28,7 @@ from llama_index_crm.exact.relations import (
     type_label_names,
 )
 from llama_index_crm.exact.results import (
+    UNTYPED_EVENTS,
     ExactResult,
     Group,
     Item,
@@ -546,6 +547,14 @@ class Executor(Ranking):
                     typed.update(self._stated_type(members, typed, types))
                 others = {n: ev for n, ev in members.items() if n not in typed}
                 members = {**self._wholes(others, types, typed), **typed}
+            elif members and var.category == "Event":
+                # events of every kind (births, acquisitions) with no type: an
+                # "exhibition" is only one whose name says so
+                words = {singularise(fold_name(t)) for t in types}
+                members = {n: ev for n, ev in members.items() if words & {
+                    singularise(w) for w in fold_name(self.label(n)).split()}}
+                self._notes.append(f"{UNTYPED_EVENTS}: only those named "
+                                   f"“{'/'.join(types)}” are kept")
             elif members:  # "which country…" where places carry no type: not checked
                 self._notes.append(f"no {var.noun or 'member'} has a type recorded, so "
                                    f"“{'/'.join(types)}” is not checked")

@@ -7,11 +7,14 @@ from dataclasses import dataclass, field
 
 from llama_index_crm.exact.plan import ExactPlan
 
-__all__ = ["ExactResult", "Group", "Item", "Members", "TripleIds", "Value", "extreme",
-           "unique_items"]
+__all__ = ["UNTYPED_EVENTS", "ExactResult", "Group", "Item", "Members", "TripleIds", "Value",
+           "extreme", "unique_items"]
 
 TripleIds = tuple[int, int, int]
 
+
+UNTYPED_EVENTS = "no event has a type recorded"
+"""How the executor's note begins when events of no type were kept by their names only."""
 
 @dataclass(slots=True)
 class Value:
