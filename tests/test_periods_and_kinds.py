@@ -149,6 +149,7 @@ def test_a_count_of_none_is_said_when_the_graph_proves_it(surnames: ExactAnswere
 
 @pytest.mark.parametrize("question", [
     "How many works did Ivo Marek make in the 1950s?",  # his one work has no date
+    "How many prints did Clara Voss make in the 1950s?",  # a type may be what left hers out
     "exhibitions held in 1850",  # events of no type: a birth is no exhibition
     "how many exhibitions are there",
 ])
@@ -157,3 +158,21 @@ def test_a_count_of_none_is_not_said_when_it_is_not_proven(surnames: ExactAnswer
     answer = surnames.answer(question)
     assert answer.status == "retrieval_only", answer.text
     assert answer.count is None
+
+
+@pytest.fixture(scope="module")
+def herons(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> ExactAnswerer:
+    folder = tmp_path_factory.mktemp("herons")
+    index = CrmGraphIndex.build([str(Path(__file__).parent / "data" / "herons.ttl")],
+                                folder / "index", cache_dir=folder / "cache")
+    return answerer_for(index)
+
+
+@pytest.mark.parametrize("question", ["how many heron pictures are there",
+                                      "how many pictures of herons are there"])
+def test_a_title_works_share_asked_of_works_is_their_subject(herons: ExactAnswerer,
+                                                             question: str) -> None:
+    answer = herons.answer(question)
+    assert answer.status == "answered", answer.text
+    assert answer.count == 3 and "as what the works show" in answer.text
+    assert herons.answer("who made Heron").status == "ambiguous"  # one work is meant

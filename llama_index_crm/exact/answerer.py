@@ -297,7 +297,8 @@ class ExactAnswerer(Readings, Comparisons):
                     return described
         if parsed.ambiguous:
             kept = None if settled is not None else \
-                self._settled_by_answer(asked, history, parsed.ambiguous, language, cover)
+                self._settled_by_answer(asked, history, parsed.ambiguous, language, cover) \
+                or self._subject_read(asked, history, parsed.ambiguous, language)
             return kept or replace(self._ambiguous(parsed.ambiguous), language=language)
         if parsed.plan is None:
             return ExactAnswer("retrieval_only", "", plan_text=parsed.reason,

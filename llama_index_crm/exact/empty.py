@@ -179,8 +179,9 @@ class EmptyCheck:
         var = plan.variables[0]
         links = [k for k in var.links if k.target == anchor]
         start = self.executor.node_id(uri)
-        if len(links) != 1 or start is None or var.category is None:
-            return False
+        if len(links) != 1 or start is None or var.category is None or var.types or \
+                links[0].hints or links[0].role or var.exclude:
+            return False  # a type, a hint or a role may be what left them out
         lexicon = self.executor.lexicon
         walker = self.executor.walker
         starts = np.asarray([start], dtype=np.int64)

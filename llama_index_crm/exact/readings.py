@@ -163,6 +163,27 @@ class Readings:
         second = self._read(with_name(parts[1], anchors[0].label), history, None, language)
         return joined(first, second) if second.status == "answered" else None
 
+    def _subject_read(self, asked: str, history: Sequence[tuple[str, str]],
+                      ambiguous: Sequence[Unresolved], language: str) -> ExactAnswer | None:
+        """A title many works share, asked of works in the plural ("how many moose
+        pictures", "pictures of the Grand Canyon"): read as what the works show, when that
+        reading answers; None otherwise (the tie is asked back)."""
+        if len(ambiguous) != 1:
+            return None
+        tie = ambiguous[0]
+        if len(tie.candidates) < 2 or {c.category for c in tie.candidates} != {"Thing"} or \
+                len({fold_name(c.name) for c in tie.candidates}) != 1:
+            return None
+        text = subject_question(asked, tie.text)
+        if text is None:
+            return None
+        answer = self._read(text, history, None, language)
+        if answer.status != "answered" or not answer.total:
+            return None
+        note = (f"reading “{tie.text}” as what the works show, not as one of the "
+                f"{len(tie.candidates)} works titled so")
+        return replace(answer, text=f"{answer.text} ({note})")
+
     def _describing(self, question: str, words: Sequence[str]) -> str:
         """A note when the one ordinary word left out is the material or type of the work
         named right after it ("the bronze African Black Rhino …": the work is bronze), so
@@ -533,6 +554,33 @@ def typed_lower(question: str, text: str) -> bool:
         return False
     return any(fold_name(t) == words[0] and t.islower()
                for t in Lexicon.tokens(question, False))
+
+
+_PLURAL_WORKS = (r"(?:works|artworks|pictures|paintings|photographs|photos|prints|drawings|"
+                 r"sculptures|images|pieces|objects|items|watercolou?rs|etchings|engravings)")
+
+
+def subject_question(asked: str, name: str) -> str | None:
+    """``asked`` with works "of" a name, or a name before works ("moose pictures"), put as
+    works depicting it; None when it names no plural works so.
+
+    >>> subject_question("how many moose pictures are there", "moose")
+    'how many pictures depicting moose are there'
+    >>> subject_question("how many pictures of the grand canyon are there", "the grand canyon")
+    'how many pictures depicting the grand canyon are there'
+    >>> subject_question("who painted Moose", "Moose") is None
+    True
+    """
+    named = re.escape(name.strip())
+    before = re.compile(rf"\b{named}\s+(?P<works>{_PLURAL_WORKS})\b", re.I)
+    of = re.compile(rf"\b(?P<works>{_PLURAL_WORKS})\s+(?:of|about|showing|with)\s+"
+                    rf"(?:the\s+)?{named}\b", re.I)
+    for pattern in (of, before):
+        found = pattern.search(asked)
+        if found is not None:
+            return f"{asked[:found.start()]}{found.group('works')} depicting " \
+                f"{name.strip()}{asked[found.end():]}"
+    return None
 
 
 def _gives_values(answer: ExactAnswer) -> bool:
