@@ -176,3 +176,25 @@ def test_a_title_works_share_asked_of_works_is_their_subject(herons: ExactAnswer
     assert answer.status == "answered", answer.text
     assert answer.count == 3 and "as what the works show" in answer.text
     assert herons.answer("who made Heron").status == "ambiguous"  # one work is meant
+
+
+@pytest.mark.parametrize(("question", "said"), [
+    # Greek names in another case than the label's ("της Σολέας": of Σολέα)
+    ("Ποια είναι η παλαιότερη εκκλησία της κοιλάδας της Σολέας;", "Saint Nicholas of the Roof"),
+    ("Πόσες εκκλησίες αγιογραφήθηκαν την περίοδο της Φραγκοκρατίας;", "6 churches"),
+    # German "stammen" (date from, come from)
+    ("Aus welcher Zeit stammen die Wandmalereien von Agios Nikolaos tis Stegis?", "14th century"),
+    ("Von welchem Maler stammen die Fresken der Panagia tou Araka?", "Theodore Apseudes"),
+])
+def test_case_forms_and_idioms_of_other_languages(demo: ExactAnswerer, question: str,
+                                                  said: str) -> None:
+    answer = demo.answer(question)
+    assert answer.status == "answered", answer.plan_text
+    assert said in answer.text
+
+
+def test_a_description_named_first_is_what_its_pronoun_stands_for(
+        surnames: ExactAnswerer) -> None:
+    answer = surnames.answer("The woman who painted Seated Woman: which city was she born in?")
+    assert answer.status == "answered", answer.plan_text
+    assert "Clara Voss" in answer.text

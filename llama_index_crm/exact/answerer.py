@@ -209,7 +209,7 @@ class ExactAnswerer(Readings, Comparisons):
         kept = self._settled_by_answer(asked, history, ties, language, None) if ties else None
         if kept is not None:  # "the director of Florine Stettheimer": the exhibition
             return kept
-        for text, note in [*first.readings, *self._appositions(asked),
+        for text, note in [*first.readings, *topics, *self._appositions(asked),
                            *self._relative_clauses(asked), *self._passives(asked),
                            *self._misspelt_nouns(asked, first),
                            *self._dated_names(asked, first),
@@ -217,8 +217,10 @@ class ExactAnswerer(Readings, Comparisons):
             # a reading that leaves words out is judged on the question as asked; one
             # that replaces words (a close name, a relation word) on its own words, and
             # then also without a class noun before the name it put in ("the church X")
+            places = self._place_questions(text) if note else []
             for again, more in [(text, ""), *(self._appositions(text) if note else []),
-                                *(self._place_questions(text) if note else [])]:
+                                *places, *((clause, more) for place, more in places
+                                           for clause, _ in self._relative_clauses(place))]:
                 other = self._read(again, history, None, language,
                                    cover=None if note else asked)
                 # a reading is a guess: an empty result of it proves no absence

@@ -10,6 +10,8 @@ how                score  example
 ``stripped``       0.98   "panagia phorbiottissa" ↔ "Panagia Phorbiottissa (Asinou)"
 ``inverted``       0.98   "constance stuart larrabee" ↔ "Larrabee, Constance Stuart"
 ``stop-words``     0.95   "battle at la hogue" ↔ "The Battle at La Hogue"
+``inflected``      0.95   "σολέας" ↔ "Σολέα" (a Greek name in another case: genitive,
+                          accusative)
 ``short name``     0.90   "constance larrabee" ↔ "Constance Stuart Larrabee" (first and last)
 ``surname``        0.85   "gainsborough" ↔ "Thomas Gainsborough" (a person's last name)
 ``given name``     0.85   "philip goul" ↔ "Philippos Goul" (surname, a first name it begins)
@@ -55,7 +57,43 @@ __all__ = ["MAX_SPAN", "VOCABULARY_CATEGORIES", "Candidate", "Mention", "Missing
            "TrialLink", "Unresolved", "content_key", "link_name", "max_edits", "mentions",
            "mentions_forms"]
 
-SCORES = {"exact": 1.0, "stripped": 0.98, "inverted": 0.98, "stop-words": 0.95,
+_GREEK_ENDINGS = (("ασ", ("α",)), ("ησ", ("η",)), ("ου", ("οσ", "ο")), ("ο", ("οσ",)),
+                  ("η", ("ησ",)), ("α", ("ασ",)), ("ων", ("εσ", "οι", "α")))
+"""Folded Greek case endings and the endings of the forms names are labelled in (the
+genitive "Σολέας" of "Σολέα", "Αγίου" of "Άγιος")."""
+
+
+def greek_cases(key: str, most: int = 16) -> list[str]:
+    """Other case forms of a folded name written in Greek letters (each word's ending
+    swapped for the nominative's); [] for other scripts.
+
+    >>> greek_cases("σολεασ")
+    ['σολεα']
+    >>> "αγιοσ νικολαοσ" in greek_cases("αγιου νικολαου")
+    True
+    """
+    words = key.split()
+    if not words or not any("\u0370" <= ch <= "\u03ff" for ch in key):
+        return []
+    options = []
+    for word in words:
+        forms = [word]
+        for ending, others in _GREEK_ENDINGS:
+            if word.endswith(ending) and len(word) > len(ending) + 2:
+                forms += [word[:-len(ending)] + o for o in others]
+                break
+        options.append(forms)
+    out: list[str] = []
+    for combo in itertools.product(*options):
+        form = " ".join(combo)
+        if form != key:
+            out.append(form)
+        if len(out) >= most:
+            break
+    return out
+
+
+SCORES = {"exact": 1.0, "stripped": 0.98, "inverted": 0.98, "stop-words": 0.95, "inflected": 0.95,
           "short name": 0.9, "surname": 0.85, "given name": 0.85, "acronym": 0.85,
           "qualifier": 0.85, "misspelling": 0.80, "partial": 0.75, "word": 0.7}
 """Score of a candidate by how its name matched."""
@@ -334,6 +372,11 @@ class NameIndex:
         found = self._from_keys([key, content_key(key)], categories)
         if found:
             return found
+        found = self._candidates(((r, "inflected", SCORES["inflected"])
+                                  for form in greek_cases(key)
+                                  for r, _ in self._keys.get(form, ())), categories)
+        if found:
+            return found
         if surname:
             found = self._surname(key, categories)
             if found:
@@ -544,7 +587,10 @@ class NameIndex:
                 span = words[i:j]
                 if skip is not None and skip(span):
                     continue
-                candidates = self.exact(" ".join(span))
+                candidates = self.exact(" ".join(span)) or self._candidates(
+                    ((r, "inflected", SCORES["inflected"])  # "της Σολέας": of Σολέα
+                     for form in greek_cases(" ".join(span)) for r, _ in self._keys.get(form, ())),
+                    None)
                 if candidates:
                     found.append(Mention(i, j, " ".join(span), tuple(candidates)))
         found.sort(key=lambda m: (-(m.end - m.start), -m.score, m.start))
