@@ -198,3 +198,10 @@ def test_a_description_named_first_is_what_its_pronoun_stands_for(
     answer = surnames.answer("The woman who painted Seated Woman: which city was she born in?")
     assert answer.status == "answered", answer.plan_text
     assert "Clara Voss" in answer.text
+
+
+def test_a_middle_initial_names_the_person(surnames: ExactAnswerer) -> None:
+    # the question writes an initial where the graph writes the middle name
+    answer = surnames.answer("who portrayed Anna K. Kessel")
+    assert answer.status == "answered", answer.plan_text
+    assert "Clara Voss" in answer.text

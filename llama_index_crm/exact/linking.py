@@ -325,6 +325,8 @@ class NameIndex:
         if len(words) >= 3 and words[0] not in QUALIFIERS:
             last = surname or words[-1]
             self._add(f"{words[0]} {last}", row, "short name")
+            if len(words) == 3 and len(words[1]) > 1:  # "louis i kahn": Louis Isadore Kahn
+                self._add(f"{words[0]} {words[1][0]} {words[2]}", row, "short name")
 
     def _acronym_keys(self, row: int, key: str) -> None:
         """Initials of a name of three words or more, with and without its stop words
@@ -679,8 +681,14 @@ def _titled_after(best: Sequence[Candidate], fitting: Sequence[Candidate], text:
     if wanted is None or wanted == "Thing":
         return []
     words = set(fold_name(text).split()) - STOP_WORDS
+
+    def holds(name: str) -> bool:  # each word of the title, or its initial ("Louis I. Kahn")
+        own = fold_name(name).replace(",", " ").split()
+        return all(w in own or len(w) == 1 and any(o.startswith(w) for o in own)
+                   for w in words)
+
     named = [c for c in fitting if c.category == wanted and c.how in CLOSE_LINKS
-             and words <= set(fold_name(c.name).replace(",", " ").split())]
+             and holds(c.name)]
     return named if len({c.node for c in named}) == 1 else []
 
 

@@ -268,8 +268,8 @@ class Readings:
                     if not any(a <= i < b for a, b in spans) and fold_name(t)]
             topics = [head]
             found = self.names.lookup(names[0]) if len(names) == 1 else []
-            kind = found[0].category if found else None
-            if kind and all(w in _TOPIC_WORDS or self.planner.noun_category(w) == kind
+            kinds = {c.category for c in found}  # "the architect Louis I. Kahn": a person
+            if kinds and all(w in _TOPIC_WORDS or self.planner.noun_category(w) in kinds
                             or w.isdigit() and self._names_year(names[0], int(w))
                             for w in rest):
                 topics.append(names[0])  # "the 1939 show Seven American Photographers"
