@@ -132,3 +132,23 @@ def test_an_exhibition_is_no_birth(exact: ExactAnswerer) -> None:
     # never for a person's birth: an exhibition has no birth date
     answer = ask(exact, "when was Three Painters born")
     assert answer.status != "answered", answer.text
+
+
+
+@pytest.mark.parametrize(("question", "who"), [
+    ("who ran the show Three Painters?", {"Greta Hahn"}),
+    ("who led Prints Today", {"Karl Lenz"}),
+])
+def test_everyday_verbs_of_directing(exact: ExactAnswerer, question: str,
+                                     who: set[str]) -> None:
+    answer = ask(exact, question)
+    assert answer.status == "answered", answer.plan_text
+    assert labels(answer) == who
+
+
+def test_a_persons_works_appearing_in_shows_is_the_person_shown(exact: ExactAnswerer) -> None:
+    direct = ask(exact, "In which exhibitions was Anna Berg shown?")
+    assert direct.status == "answered"
+    works = ask(exact, "In which exhibitions did Anna Berg's paintings appear?")
+    assert works.status == "answered", works.plan_text
+    assert labels(works) == labels(direct)
