@@ -208,3 +208,26 @@ def test_a_middle_initial_names_the_person() -> None:
     index = NameIndex([NameRow("ex:k", "Louis Isadore Kahn", "label", "Actor"),
                        NameRow("ex:w", "Louis Kahn at Yale", "label", "Thing")])
     assert [(c.node, c.how) for c in index.lookup("louis i kahn")] == [("ex:k", "short name")]
+
+
+def test_the_institutions_own_noun_is_every_work(tmp_path_factory: pytest.TempPathFactory,
+                                                 models_cache: Path) -> None:
+    # a portrait gallery's works are its portraits, whatever a type says of them
+    folder = tmp_path_factory.mktemp("gallery")
+    graph = folder / "gallery.ttl"
+    graph.write_text("""@prefix crm: <http://www.cidoc-crm.org/cidoc-crm/> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix ex: <http://example.org/> .
+ex:g a crm:E74_Group ; rdfs:label "Harbour Portrait Gallery" .
+ex:t1 a crm:E55_Type ; rdfs:label "painting" .
+ex:t2 a crm:E55_Type ; rdfs:label "non-portrait" .
+ex:m a crm:E21_Person ; rdfs:label "Ida Lark" .
+""" + "".join(f"""ex:w{i} a crm:E22_Human-Made_Object ; rdfs:label "Sitter {i}" ;
+    crm:P2_has_type ex:t{1 + i % 2} ; crm:P52_has_current_owner ex:g ;
+    crm:P108i_was_produced_by ex:p{i} .
+ex:p{i} a crm:E12_Production ; crm:P14_carried_out_by ex:m .
+""" for i in range(12)), encoding="utf-8")
+    index = CrmGraphIndex.build([str(graph)], folder / "index", cache_dir=folder / "cache")
+    answer = answerer_for(index).answer("How many portraits did Ida Lark make?")
+    assert answer.status == "answered", answer.plan_text
+    assert answer.count == 12

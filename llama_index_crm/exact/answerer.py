@@ -35,7 +35,7 @@ from llama_index_crm.exact.compare import Comparisons
 from llama_index_crm.exact.empty import EmptyCheck
 from llama_index_crm.exact.endpoint import EndpointExecutor, PlanEndpoint
 from llama_index_crm.exact.execute import TITLE_RELATION, ExactResult, Executor
-from llama_index_crm.exact.kinds import said_by_nodes
+from llama_index_crm.exact.kinds import collection_types, said_by_nodes
 from llama_index_crm.exact.language import Lexicon, Lexicons
 from llama_index_crm.exact.linking import Candidate, Missing, NameIndex, Unresolved
 from llama_index_crm.exact.llm_planner import LLMPlanner
@@ -330,7 +330,7 @@ class ExactAnswerer(Readings, Comparisons):
                 plan_text=f"the plan leaves {words} unexplained, so it may answer "
                 f"another question: answered from retrieval\n"
                 f"{describe_plan(plan, self.lexicon)}")
-        answer = self.execute(plan)
+        answer = self.execute(collection_types(plan, self.institution))
         answer = self._reaching(answer)
         unproven = self.empty.unproven(answer.result) if answer.result is not None else None
         if answer.result is not None and not answer.result.total and not unproven:

@@ -13,6 +13,7 @@ themselves beside its name and ask for nothing more.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -25,7 +26,8 @@ if TYPE_CHECKING:
     from llama_index_crm.exact.execute import Executor
     from llama_index_crm.exact.relations import RelationLexicon
 
-__all__ = ["every_member_has", "kind_words_beside", "kinds_named", "participles", "said_by_nodes"]
+__all__ = ["collection_types", "every_member_has", "kind_words_beside", "kinds_named",
+           "participles", "said_by_nodes"]
 
 _NEAR = 2  # words between the name and its kind word at most ("the village of Pelendri")
 _JOINERS = frozenset({"of", "the", "a", "an", "de", "du", "des", "la", "le", "di", "del",
@@ -135,3 +137,22 @@ def said_by_nodes(executor: Executor, lexicon: RelationLexicon, plan: ExactPlan,
     if all(every_member_has(executor, lexicon, r, nodes) for r in set(described.values())):
         found += list(described)
     return found
+
+
+def collection_types(plan: ExactPlan, institution: frozenset[str]) -> ExactPlan:
+    """``plan`` without the works' types the institution's own name gives every work of it
+    ("portraits" in a portrait gallery: all its works, not those a type calls portraits).
+
+    >>> from llama_index_crm.exact.plan import Variable
+    >>> plan = ExactPlan("count", (Variable("Thing", "portraits", ("portrait",)),))
+    >>> collection_types(plan, frozenset({"national", "portrait", "gallery"})).variables[0].types
+    ()
+    """
+    changed = False
+    variables = []
+    for var in plan.variables:
+        kept = tuple(t for t in var.types if var.category != "Thing" or (
+            fold_name(t) not in institution and singularise(fold_name(t)) not in institution))
+        changed |= kept != var.types
+        variables.append(replace(var, types=kept) if kept != var.types else var)
+    return replace(plan, variables=tuple(variables)) if changed else plan

@@ -64,6 +64,9 @@ _TOPIC_BREAK = re.compile(r"\s+[—–-]+\s+|:\s+|\s*[—–]\s*")
 """Where a question naming its topic first goes on ("X — who directed it?", "X: when?")."""
 _POINTER = re.compile(r"\b(?:it|them|him|he|she|they|its|their|his|her)\b", re.I)
 _POSSESSIVE = re.compile(r"\b(its|their|his|her)\s+(\w+)", re.I)
+_DEMONSTRATIVE = re.compile(r"\b(?:that|this|the\s+same)\s+(artists?|painters?|makers?|"
+                            r"photographers?|sculptors?|engravers?|creators?|printmakers?)\b",
+                            re.I)
 _PREAMBLE = re.compile(r"^(?:(?:i'?m|i am|we'?re|we are)\s+(?:looking\s+(?:into|at)|"
                        r"researching|studying|reading\s+about|interested\s+in|curious\s+"
                        r"about|writing\s+about|working\s+on|[a-z]+ing(?:\s+(?:up|on|for))?)|"
@@ -252,7 +255,7 @@ class Readings:
         out: list[tuple[str, str]] = []
         for match in reversed(list(_TOPIC_BREAK.finditer(asked))):
             head, tail = asked[:match.start()].strip(), asked[match.end():].strip()
-            pointer = _POINTER.search(tail)
+            pointer = _POINTER.search(tail) or _DEMONSTRATIVE.search(tail)
             if not head or pointer is None:
                 continue
             head = re.sub(r"(\w)['’]s\b", r"\1", _PREAMBLE.sub("", head).strip())
@@ -275,7 +278,8 @@ class Readings:
                 topics.append(names[0])  # "the 1939 show Seven American Photographers"
             for topic in dict.fromkeys(topics):
                 literal = _escaped(topic)
-                text = _POINTER.sub(literal, _POSSESSIVE.sub(rf"the \2 of {literal}", tail))
+                text = _DEMONSTRATIVE.sub(rf"the \1 of {literal}", tail)  # "that artist"
+                text = _POINTER.sub(literal, _POSSESSIVE.sub(rf"the \2 of {literal}", text))
                 out.append((text, f"reading “{pointer.group()}” as {topic}"))
             break
         return out
