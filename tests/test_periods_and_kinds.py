@@ -231,3 +231,25 @@ ex:p{i} a crm:E12_Production ; crm:P14_carried_out_by ex:m .
     answer = answerer_for(index).answer("How many portraits did Ida Lark make?")
     assert answer.status == "answered", answer.plan_text
     assert answer.count == 12
+
+
+@pytest.fixture(scope="module")
+def portraits(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> ExactAnswerer:
+    folder = tmp_path_factory.mktemp("portraits33")
+    index = CrmGraphIndex.build([str(Path(__file__).parent / "data" / "portraits.ttl")],
+                                folder / "index", cache_dir=folder / "cache")
+    return answerer_for(index)
+
+
+def test_works_that_show_words_only_titles_hold(portraits: ExactAnswerer) -> None:
+    # no node is named "Dallas Harbour Mill": a title holds it, after "show" as after "of"
+    answer = portraits.answer("which works show the Dallas Harbour Mill")
+    assert answer.status == "answered", answer.plan_text
+    assert labels(answer) == {"Noon at the Dallas Harbour Mill, 1913"}
+
+
+def test_a_name_read_as_title_words_that_no_title_holds_is_absent(
+        portraits: ExactAnswerer) -> None:
+    answer = portraits.answer("Which portraits show Clara Schumann?")
+    assert answer.status == "not_found", answer.plan_text
+    assert answer.count is None or answer.count == 0

@@ -348,10 +348,11 @@ class ExactAnswerer(Readings, Comparisons):
                 unproven = (f"the graph records no {labels} at all, and no word of the "
                             f"question names it: the reading is a guess")
         if unproven:
-            return ExactAnswer("retrieval_only", "", plan=plan, language=language,
-                               understanding=understanding,
-                               plan_text=f"{unproven}: answered from retrieval\n"
-                               f"{answer.plan_text}")
+            absent = self._standing_in(cover or asked, plan, language)
+            return absent or ExactAnswer("retrieval_only", "", plan=plan, language=language,
+                                         understanding=understanding,
+                                         plan_text=f"{unproven}: answered from retrieval\n"
+                                         f"{answer.plan_text}")
         by_maker = [f"of the works titled “{title}”, the one by {maker}"
                     for title, (_, maker) in chosen.items()]
         if by_maker and answer.status == "answered":
@@ -689,7 +690,8 @@ class ExactAnswerer(Readings, Comparisons):
         span = re.escape(said).replace(r"\ ", r"\s+")
         # only after a word of titles or depiction ("works by David Hockney" asks a maker)
         text, n = re.subn(rf"(?:\b(?:titled|named|called|entitled)\s+(?:with\s+|after\s+)?"
-                          rf"|\b(?:of|about|showing|depicting|with)\s+)(?:the\s+)?"
+                          rf"|\b(?:of|about|showing|shows?|depicting|depicts?|featuring|"
+                          rf"features?|with)\s+)(?:the\s+)?"
                           rf"[“\"']?{span}[”\"']?", f" with “{said}” in the title",
                           question, count=1, flags=re.IGNORECASE)
         if not n:

@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from llama_index_crm.exact.absence import capitalised_name
 from llama_index_crm.exact.conjoined import joined, split_conjoined, with_name
 from llama_index_crm.exact.execute import Value
 from llama_index_crm.exact.language import Lexicon
-from llama_index_crm.exact.linking import Unresolved
+from llama_index_crm.exact.linking import Missing, Unresolved
 from llama_index_crm.exact.outcome import ExactAnswer
 from llama_index_crm.exact.parse_words import DETERMINERS
 from llama_index_crm.exact.plan import ValueFilter
@@ -115,6 +116,9 @@ class Readings:
 
         def execute(self, plan: ExactPlan) -> ExactAnswer: ...
 
+        def _missing(self, question: str, missing: Sequence[Missing],
+                     language: str) -> ExactAnswer: ...
+
         def _names_in(self, question: str, elision: bool = True) -> list[tuple[int, int]]: ...
 
     def _settled_by_answer(self, asked: str, history: Sequence[tuple[str, str]],
@@ -186,6 +190,23 @@ class Readings:
         note = (f"reading “{tie.text}” as what the works show, not as one of the "
                 f"{len(tie.candidates)} works titled so")
         return replace(answer, text=f"{answer.text} ({note})")
+
+    def _standing_in(self, asked: str, plan: ExactPlan, language: str) -> ExactAnswer | None:
+        """A name no node carries that the plan read as title words and no title holds
+        ("which portraits show Clara Schumann"): judged as the missing name it is (absent
+        when proven so, else None)."""
+        texts = [c.contains for v in plan.variables for c in v.filters
+                 if c.forms and c.contains]
+        if len(texts) != 1:
+            return None
+        at = asked.lower().find(texts[0].lower())
+        typed = asked[at:at + len(texts[0])] if at >= 0 else ""
+        if not capitalised_name(asked, typed):
+            return None
+        missing = Missing(typed, (), tuple(self.names.closest(typed, None)),
+                          tuple(self.names.containing(typed)))
+        answer = self._missing(asked, [missing], language)
+        return answer if answer.status == "not_found" else None
 
     def _describing(self, question: str, words: Sequence[str]) -> str:
         """A note when the one ordinary word left out is the material or type of the work
