@@ -249,14 +249,17 @@ class _View:
 class _Renderer:
     """Names and target renderings of nodes in one graph (with fetch rounds)."""
 
-    def __init__(self, source: DeltaSource, ontology: Ontology) -> None:
+    def __init__(self, source: DeltaSource, ontology: Ontology, on_demand: bool = True
+                 ) -> None:
         self.source = source
         self.writer = DocumentWriter(ontology, FRWalker(ontology))
         self.ontology = ontology
+        self.on_demand = on_demand
+        """Nodes fetched when first asked for (one round), not in fetch rounds."""
 
     def _run(self, nodes: list[str], what: Callable[[Neighbourhood, Labeller, str], object]
              ) -> dict[str, object]:
-        nb = Neighbourhood(self.ontology)
+        nb = Neighbourhood(self.ontology, self.source if self.on_demand else None)
         nb.add(self.source.fetch(nodes, incoming=True), complete=nodes)
         lab = Labeller(nb)
         out: dict[str, object] = {}

@@ -28,12 +28,12 @@ import pyarrow.parquet as pq
 
 from llama_index_crm.build.affected import Affected, ReverseWalker, affected_entities
 from llama_index_crm.build.builder import (
-    CHUNK_SIZE,
     FR_EDGES_FILE,
     LABELS_FILE,
     TRIPLE_COLUMNS,
     TRIPLES_FILE,
     UNCHAINED_FILE,
+    UPDATE_CHUNK_SIZE,
     BuildStats,
     DocumentBuilder,
     _relabel,
@@ -195,7 +195,7 @@ def _labelled_triples(folder: Path, delta: GraphDelta, terms: pa.Array, labels: 
 
 
 def update_structure(folder: Path, work: Path, delta: GraphDelta, description: str, *,
-                     ontology: Ontology | None = None, chunk_size: int = CHUNK_SIZE,
+                     ontology: Ontology | None = None, chunk_size: int = UPDATE_CHUNK_SIZE,
                      on_chunk: Callable[[int, int], None] | None = None) -> UpdateResult:
     """Write into ``work`` the structural files of ``folder`` after ``delta``.
 
@@ -253,7 +253,7 @@ def update_structure(folder: Path, work: Path, delta: GraphDelta, description: s
     no_doc: list[str] = []
     for i in range(0, len(todo), chunk_size):
         chunk = todo[i:i + chunk_size]
-        result, nb = builder._process_chunk(chunk)
+        result, nb = builder._process_chunk(chunk, on_demand=True)
         rebuilt.extend(result.documents)
         written = {d.uri for d in result.documents}
         no_doc.extend(u for u in chunk if u not in written)
