@@ -15,6 +15,7 @@ from typing import Any
 from llama_index_crm.build.builder import (
     CHUNK_SIZE,
     DEFAULT_FR_PATHS,
+    UPDATE_CHUNK_SIZE,
     BuildStats,
     default_workers,
     peak_rss_mb,
@@ -491,7 +492,7 @@ def make_parser() -> argparse.ArgumentParser:
                         help="RDF file of triples to add (N-Triples, Turtle, ...; repeatable)")
     update.add_argument("--remove", action="append", default=[], metavar="FILE",
                         help="RDF file of triples to remove (repeatable)")
-    update.add_argument("--chunk-size", type=int, default=CHUNK_SIZE)
+    update.add_argument("--chunk-size", type=int, default=UPDATE_CHUNK_SIZE)
     update.add_argument("-q", "--quiet", action="store_true", help="no summary")
     update.set_defaults(func=cmd_update)
 

@@ -46,6 +46,7 @@ from llama_index_crm.build.builder import (
     LABELS_FILE,
     TRIPLES_FILE,
     UNCHAINED_FILE,
+    UPDATE_CHUNK_SIZE,
     BuildStats,
     FRPaths,
 )
@@ -241,7 +242,7 @@ class CrmGraphIndex(GraphData):
         endpoint: str | None = None,
         embed_model: BaseEmbedding | str | None = None,
         cache_dir: Path | None = None,
-        chunk_size: int = CHUNK_SIZE,
+        chunk_size: int = UPDATE_CHUNK_SIZE,
         approximate_above: int = APPROXIMATE_ABOVE,
         on_chunk: Callable[[int, int], None] | None = None,
         on_embedded: Callable[[int, int], None] | None = None,

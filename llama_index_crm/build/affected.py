@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Container, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -249,14 +249,17 @@ class _View:
 class _Renderer:
     """Names and target renderings of nodes in one graph (with fetch rounds)."""
 
-    def __init__(self, source: DeltaSource, ontology: Ontology) -> None:
+    def __init__(self, source: DeltaSource, ontology: Ontology, on_demand: bool = True
+                 ) -> None:
         self.source = source
         self.writer = DocumentWriter(ontology, FRWalker(ontology))
         self.ontology = ontology
+        self.on_demand = on_demand
+        """Nodes fetched when first asked for (one round), not in fetch rounds."""
 
     def _run(self, nodes: list[str], what: Callable[[Neighbourhood, Labeller, str], object]
              ) -> dict[str, object]:
-        nb = Neighbourhood(self.ontology)
+        nb = Neighbourhood(self.ontology, self.source if self.on_demand else None)
         nb.add(self.source.fetch(nodes, incoming=True), complete=nodes)
         lab = Labeller(nb)
         out: dict[str, object] = {}
@@ -297,6 +300,10 @@ class Affected:
     renamed: set[str]
     rerendered: set[str]
     walkers: int
+    walked: set[str] = field(default_factory=set)
+    """The nodes whose FR walk reads a changed triple (:meth:`ReverseWalker.walkers`), and
+    the subjects and objects of changed triples: every other entity walks its FRs as it
+    did before the change, to the same targets by the same derivations."""
 
 
 def affected_entities(store: TripleStore, delta: GraphDelta, ontology: Ontology,
@@ -352,4 +359,5 @@ def affected_entities(store: TripleStore, delta: GraphDelta, ontology: Ontology,
                       _NAME_LINKS | frozenset({"P43_has_dimension"}))
     events = c_out | linked_in(c_out, frozenset({"P4_has_time-span"}))
     docs |= linked_in(events, existence) | linked_out(events, existence)
-    return Affected({d for d in docs if d in entities}, renamed, rerendered, len(walkers))
+    return Affected({d for d in docs if d in entities}, renamed, rerendered, len(walkers),
+                    walkers | c_out | c_in)

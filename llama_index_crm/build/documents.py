@@ -95,6 +95,9 @@ so the generic ones (has met, refers to, is referred to by) keep only what is le
 
 FRTargets = tuple[dict[str, set[str]], dict[str, set[str]]]
 """An entity's FR targets and its direct targets, each ``fr id → targets``."""
+KnownFRs = tuple[str, list[tuple[str, str, bool, str | None, str | None]]]
+"""An entity's category and its FR edges as an earlier write of it gave them, in their
+order: (fr id, target, direct, widened_by, via) (rows of ``fr_edges.parquet``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -349,7 +352,8 @@ class DocumentWriter:
     # -- the document ------------------------------------------------------------------
     def write(self, nb: Neighbourhood, lab: Labeller, entity: str,
               fr_targets: FRTargets | None = None,
-              walk_frs: Collection[str] = ()) -> EntityDocument | None:
+              walk_frs: Collection[str] = (), known: KnownFRs | None = None
+              ) -> EntityDocument | None:
         """The document of ``entity``, or None for satellites and uncategorised nodes.
 
         Args:
@@ -361,11 +365,17 @@ class DocumentWriter:
                 ``nb`` when None.
             walk_frs: FRs walked through ``nb`` even when ``fr_targets`` is given (their
                 queries were rejected by the server).
+            known: the entity's FR edges as an earlier write gave them (an update, for an
+                entity whose walk meets no change): used as they are when the entity is
+                of the same category, instead of walking and deriving again.
         """
         category = nb.category(entity)
         if category is None or self.is_satellite(nb, entity) or is_role_node(nb, entity):
             return None
-        if fr_targets is None:
+        given = self._known_matches(category, known) if known is not None else None
+        if given is not None:
+            matches, derivations = given
+        elif fr_targets is None:
             matches = self.walker.walk(nb, entity, category)
         else:
             found, direct = fr_targets
@@ -398,7 +408,8 @@ class DocumentWriter:
             lines.append(f"{kind}: {text}")
             shown.add(node)
         lines.extend(self._role_lines(nb, lab, entity, category, shown))
-        derivations = {m.fr.id: self.walker.derivations(nb, entity, m) for m in matches}
+        if given is None:
+            derivations = {m.fr.id: self.walker.derivations(nb, entity, m) for m in matches}
         lines.extend(self._fr_lines(nb, lab, matches, derivations, shown))
         ids = self._names(nb, lab, entity, identifiers=True)
         if ids:
@@ -419,6 +430,35 @@ class DocumentWriter:
             fr_edges=_fr_edges(matches, derivations),
             named=lab.has_label(entity),
         )
+
+    def _known_matches(self, category: str, known: KnownFRs
+                       ) -> tuple[list[FRMatch], dict[str, dict[str, Derivation]]] | None:
+        """The FR matches and derivations that gave the edges ``known`` (what
+        :func:`_fr_edges` turns back into them), or None when the entity was of another
+        category or an FR is not one of this category's."""
+        was, edges = known
+        if was != category:
+            return None
+        frs = {fr.id: fr for fr in self.walker.relationships(category)}
+        matches: dict[str, FRMatch] = {}
+        derivations: dict[str, dict[str, Derivation]] = {}
+        direct: dict[str, set[str]] = {}
+        for fr_id, target, is_direct, widened_by, via in edges:
+            fr = frs.get(fr_id)
+            if fr is None:
+                return None
+            m = matches.get(fr_id)
+            if m is None:
+                m = matches[fr_id] = FRMatch(fr)
+                derivations[fr_id], direct[fr_id] = {}, set()
+            m.targets.append(target)
+            if is_direct:
+                direct[fr_id].add(target)
+            else:
+                derivations[fr_id][target] = Derivation(widened_by, via)
+        for fr_id, m in matches.items():
+            m.direct = frozenset(direct[fr_id])
+        return list(matches.values()), derivations
 
     def _role_lines(self, nb: Neighbourhood, lab: Labeller, entity: str, category: str,
                     shown: set[str]) -> list[str]:

@@ -5,7 +5,9 @@ Triples are indexed by node, with CRM predicates and classes reduced to their ca
 document writer never see a 5.x name or an Erlangen IRI. A node is *complete* once its
 outgoing and incoming triples were fetched, *described* once its outgoing ones were. Asking
 for the edges of a node that is not complete records it in :attr:`missing_full`; the builder
-fetches those and walks again, so FR paths of any length complete.
+fetches those and walks again, so FR paths of any length complete. Given an in-process
+source (an update's archive), a neighbourhood instead fetches a node the moment it is asked
+for (:attr:`Neighbourhood.source`): nothing is ever missing, so nothing is written twice.
 """
 
 from __future__ import annotations
@@ -25,10 +27,15 @@ class Neighbourhood:
 
     Args:
         ontology: the CRM vocabulary used to canonicalise predicates and classes.
+        source: an in-process source to fetch from on demand: a node asked for that is not
+            complete (or described) is fetched at once, one node at a time, and the
+            answer is what the fetch-and-walk-again rounds end with. None: asking for it
+            records it as missing, for :meth:`fetch_missing`.
     """
 
-    def __init__(self, ontology: Ontology) -> None:
+    def __init__(self, ontology: Ontology, source: GraphSource | None = None) -> None:
         self.ontology = ontology
+        self.source = source
         self.out: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
         self.inc: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
         self.literals: dict[str, list[tuple[str, Literal]]] = defaultdict(list)
@@ -90,7 +97,7 @@ class Neighbourhood:
             out[s][key].append(o)
             inc[o][key].append(s)
         complete, described = list(complete), list(described)
-        if added or complete or described:
+        if self.source is None and (added or complete or described):
             # Results computed from complete nodes stay true: a complete node's triples
             # are all known already. Only results that met a missing node are dropped.
             self.memo = {k: v for k, v in self.memo.items() if not v[1]}
@@ -131,6 +138,9 @@ class Neighbourhood:
         """True if ``node`` is complete; otherwise remember it as missing."""
         if node in self.complete:
             return True
+        if self.source is not None:  # on demand: no result ever met a missing node
+            self.add(self.source.fetch([node], incoming=True), complete=(node,))
+            return True
         self.missing_full.add(node)
         self.missed = True
         return False
@@ -138,6 +148,9 @@ class Neighbourhood:
     def require_described(self, node: str) -> bool:
         """True if the outgoing triples of ``node`` are known; otherwise remember it."""
         if node in self.described:
+            return True
+        if self.source is not None:
+            self.add(self.source.fetch([node], incoming=False), described=(node,))
             return True
         self.missing_out.add(node)
         self.missed = True

@@ -28,12 +28,12 @@ import pyarrow.parquet as pq
 
 from llama_index_crm.build.affected import Affected, ReverseWalker, affected_entities
 from llama_index_crm.build.builder import (
-    CHUNK_SIZE,
     FR_EDGES_FILE,
     LABELS_FILE,
     TRIPLE_COLUMNS,
     TRIPLES_FILE,
     UNCHAINED_FILE,
+    UPDATE_CHUNK_SIZE,
     BuildStats,
     DocumentBuilder,
     _relabel,
@@ -45,7 +45,7 @@ from llama_index_crm.build.builder import (
 )
 from llama_index_crm.build.chaining import CHAIN_THRESHOLD, chain_in_store
 from llama_index_crm.build.delta import DeltaSource, GraphDelta
-from llama_index_crm.build.documents import EntityDocument
+from llama_index_crm.build.documents import EntityDocument, KnownFRs
 from llama_index_crm.build.labels import Labeller, local_words
 from llama_index_crm.build.neighbourhood import Neighbourhood
 from llama_index_crm.build.reader import to_document
@@ -195,7 +195,7 @@ def _labelled_triples(folder: Path, delta: GraphDelta, terms: pa.Array, labels: 
 
 
 def update_structure(folder: Path, work: Path, delta: GraphDelta, description: str, *,
-                     ontology: Ontology | None = None, chunk_size: int = CHUNK_SIZE,
+                     ontology: Ontology | None = None, chunk_size: int = UPDATE_CHUNK_SIZE,
                      on_chunk: Callable[[int, int], None] | None = None) -> UpdateResult:
     """Write into ``work`` the structural files of ``folder`` after ``delta``.
 
@@ -246,6 +246,7 @@ def update_structure(folder: Path, work: Path, delta: GraphDelta, description: s
     gone = sorted(u for u in (old_uris & touched if isinstance(entity_set, _Entities)
                               else old_uris) if u not in entity_set)
     todo = sorted(affected.entities)
+    known = _known_frs(old_docs, fr_edges, set(todo) - affected.walked)
     builder = DocumentBuilder(source, work, ontology=ontology, chunk_size=chunk_size,
                               fr_paths="walk")
     rebuilt: list[EntityDocument] = []
@@ -253,7 +254,7 @@ def update_structure(folder: Path, work: Path, delta: GraphDelta, description: s
     no_doc: list[str] = []
     for i in range(0, len(todo), chunk_size):
         chunk = todo[i:i + chunk_size]
-        result, nb = builder._process_chunk(chunk)
+        result, nb = builder._process_chunk(chunk, on_demand=True, known=known)
         rebuilt.extend(result.documents)
         written = {d.uri for d in result.documents}
         no_doc.extend(u for u in chunk if u not in written)
@@ -334,6 +335,25 @@ def update_structure(folder: Path, work: Path, delta: GraphDelta, description: s
                         [u for u in sorted(old_uris - {d.uri for d in docs})],
                         {k: round(v, 3) for k, v in seconds.items()}, names_changed,
                         edges_changed, old_texts, changes, remade, term_map)
+
+
+def _known_frs(old_docs: list[EntityDocument], fr_edges: pa.Table, unwalked: set[str]
+               ) -> dict[str, KnownFRs]:
+    """The category and stored FR edges (``fr_edges.parquet``, in their order) of each
+    entity of ``unwalked`` that had a document: entities whose FR walk meets no changed
+    triple (:attr:`Affected.walked`), so that it reaches the same targets by the same
+    derivations as before; their documents are written without walking again."""
+    category = {d.uri: d.category for d in old_docs if d.uri in unwalked}
+    if not category:
+        return {}
+    rows = fr_edges.filter(pc.is_in(fr_edges.column("s"),
+                                    value_set=pa.array(sorted(category), pa.string())))
+    known: dict[str, KnownFRs] = {u: (c, []) for u, c in category.items()}
+    columns = [rows.column(c).to_pylist() for c in ("s", "fr", "o", "direct", "widened_by",
+                                                    "via")]
+    for s, fr, o, direct, widened_by, via in zip(*columns, strict=True):
+        known[s][1].append((fr, o, direct, widened_by, via))
+    return known
 
 
 def _metadata_json(doc: EntityDocument) -> str:
