@@ -253,3 +253,9 @@ def test_a_name_read_as_title_words_that_no_title_holds_is_absent(
     answer = portraits.answer("Which portraits show Clara Schumann?")
     assert answer.status == "not_found", answer.plan_text
     assert answer.count is None or answer.count == 0
+
+
+def test_a_zero_the_question_leaves_out_is_said_after_a_topic(surnames: ExactAnswerer) -> None:
+    answer = surnames.answer("Seated Woman - how many other works by that artist are there?")
+    assert answer.status == "answered", answer.plan_text
+    assert answer.count == 0 and "other than the 1 the question leaves out" in answer.text

@@ -60,7 +60,6 @@ __all__ = ["ExactAnswer", "ExactAnswerer", "Status", "answerer_for"]
 
 logger = logging.getLogger(__name__)
 
-_TITLE_WORDS = frozenset({"titled", "title", "titles", "named", "called", "entitled"})
 _BY_MAKER = re.compile(r"\bby\s+([^?!.,;]+)", re.IGNORECASE)
 MAX_HISTORY = 3
 """Earlier turns searched for what a pronoun points back to."""
@@ -187,7 +186,8 @@ class ExactAnswerer(Readings, Comparisons):
         for text, note in topics:  # "X — how many of their works are here?"
             text = english.rewrite(text) if english is not None else text
             topical = self._read(text, history, None, language)
-            if topical.status == "answered" and topical.total:
+            if topical.status == "answered" and (topical.total or topical.result is not None
+                                                 and topical.result.left_out):
                 return replace(topical, text=f"{topical.text} ({note})")
         first = self._read(asked, history, llm, language)
         if topics and first.status == "answered":
@@ -674,35 +674,6 @@ class ExactAnswerer(Readings, Comparisons):
                          dict.fromkeys(triples)],
         }
 
-    def _titled(self, question: str, missing: Missing, language: str) -> ExactAnswer | None:
-        """Works asked for by words no node is named but works' titles hold ("pictures of
-        the Dallas Cotton Mill", "photographs titled with Great Spruce Head Island"): read
-        as works with those words in their title, said so; None otherwise."""
-        if not any(c.how == "partial" and c.category == "Thing" for c in missing.elsewhere):
-            return None
-        words = fold_name(question).split()
-        if not any(self.planner.nouns.get(w) == "Thing" or w in _TITLE_WORDS for w in words):
-            return None  # a person or a place asked about: absent as itself
-        span = re.escape(missing.text).replace(r"\ ", r"\s+")
-        # the capitalised words just before it are the title's too ("the Dallas Cotton Mill")
-        run = re.search(rf"(?:\b[A-Z][\w'’.-]*\s+)*{span}", question)
-        said = " ".join(run.group().split()) if run and run.start() else missing.text
-        span = re.escape(said).replace(r"\ ", r"\s+")
-        # only after a word of titles or depiction ("works by David Hockney" asks a maker)
-        text, n = re.subn(rf"(?:\b(?:titled|named|called|entitled)\s+(?:with\s+|after\s+)?"
-                          rf"|\b(?:of|about|showing|shows?|depicting|depicts?|featuring|"
-                          rf"features?|with)\s+)(?:the\s+)?"
-                          rf"[“\"']?{span}[”\"']?", f" with “{said}” in the title",
-                          question, count=1, flags=re.IGNORECASE)
-        if not n:
-            return None
-        text = re.sub(r"\b(?:are|is|were|was)\s+(?=with “)", "", " ".join(text.split()))
-        answer = self._read(text, (), None, language)
-        if answer.status != "answered" or not answer.total:
-            return None
-        return replace(answer, text=f"{answer.text} (no node is named “{said}”; read as "
-                                    f"words of the titles)")
-
     def _not_found(self, missing: Sequence[Missing]) -> ExactAnswer:
         parts = []
         for m in missing:
@@ -797,3 +768,4 @@ def unworded(missing: Sequence[str], understanding: Understanding) -> list[str]:
     named = {w.role.partition(":")[2] for w in understanding.words
              if w.role.startswith("relation:")}
     return [r for r in missing if r not in named]
+

@@ -87,6 +87,7 @@ COLLECTION_NOUNS = frozenset({"collection", "collections", "museum", "holdings"}
 """Words for where the works are, which a slip may also touch."""
 WHOLE_NAME = 0.95
 """How well a topic typed alone must match a name to be read as one."""
+_TITLE_WORDS = frozenset({"titled", "title", "titles", "named", "called", "entitled"})
 MAX_TIED = 6
 """Nodes of a tied name each read in turn (more: the tie is asked back)."""
 PART_NAMES = frozenset({"surname", "short name", "given name", "acronym"})
@@ -207,6 +208,35 @@ class Readings:
                           tuple(self.names.containing(typed)))
         answer = self._missing(asked, [missing], language)
         return answer if answer.status == "not_found" else None
+
+    def _titled(self, question: str, missing: Missing, language: str) -> ExactAnswer | None:
+        """Works asked for by words no node is named but works' titles hold ("pictures of
+        the Dallas Cotton Mill", "photographs titled with Great Spruce Head Island"): read
+        as works with those words in their title, said so; None otherwise."""
+        if not any(c.how == "partial" and c.category == "Thing" for c in missing.elsewhere):
+            return None
+        words = fold_name(question).split()
+        if not any(self.planner.nouns.get(w) == "Thing" or w in _TITLE_WORDS for w in words):
+            return None  # a person or a place asked about: absent as itself
+        span = re.escape(missing.text).replace(r"\ ", r"\s+")
+        # the capitalised words just before it are the title's too ("the Dallas Cotton Mill")
+        run = re.search(rf"(?:\b[A-Z][\w'’.-]*\s+)*{span}", question)
+        said = " ".join(run.group().split()) if run and run.start() else missing.text
+        span = re.escape(said).replace(r"\ ", r"\s+")
+        # only after a word of titles or depiction ("works by David Hockney" asks a maker)
+        text, n = re.subn(rf"(?:\b(?:titled|named|called|entitled)\s+(?:with\s+|after\s+)?"
+                          rf"|\b(?:of|about|showing|shows?|depicting|depicts?|featuring|"
+                          rf"features?|with)\s+)(?:the\s+)?"
+                          rf"[“\"']?{span}[”\"']?", f" with “{said}” in the title",
+                          question, count=1, flags=re.IGNORECASE)
+        if not n:
+            return None
+        text = re.sub(r"\b(?:are|is|were|was)\s+(?=with “)", "", " ".join(text.split()))
+        answer = self._read(text, (), None, language)
+        if answer.status != "answered" or not answer.total:
+            return None
+        return replace(answer, text=f"{answer.text} (no node is named “{said}”; read as "
+                                    f"words of the titles)")
 
     def _describing(self, question: str, words: Sequence[str]) -> str:
         """A note when the one ordinary word left out is the material or type of the work

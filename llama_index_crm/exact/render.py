@@ -378,6 +378,9 @@ def _empty(result: ExactResult, executor: Executor) -> str:
         labels = [executor.lexicon[r].label for r in result.missing_relations]
         return (f"This graph records no {_join(labels)} at all, so it cannot say which "
                 f"{what}: nothing found.")
+    if result.left_out:  # "other works by the artist of T": T was all there was
+        return (f"{'0: t' if plan.operation == 'count' else 'T'}here are no {what} other than "
+                f"the {result.left_out} the question leaves out.")
     if plan.operation == "count":
         return f"0: there are no {what} in this graph."
     return f"There are no {what} in this graph."
