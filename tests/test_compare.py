@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from answerers import built
 
-from llama_index_crm.exact.answerer import ExactAnswerer, answerer_for
-from llama_index_crm.index import CrmGraphIndex
+from llama_index_crm.exact.answerer import ExactAnswerer
 
 EXHIBITIONS = Path(__file__).parent / "data" / "exhibitions.ttl"
 
@@ -69,11 +69,7 @@ ex:w5ts a crm:E52_Time-Span ;
 
 @pytest.fixture(scope="module")
 def graph(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> ExactAnswerer:
-    folder = tmp_path_factory.mktemp("compare")
-    source = folder / "compare.ttl"
-    source.write_text(EXHIBITIONS.read_text(encoding="utf-8") + MORE, encoding="utf-8")
-    index = CrmGraphIndex.build([str(source)], folder / "index", cache_dir=folder / "cache")
-    return answerer_for(index)
+    return built(tmp_path_factory, "compare", EXHIBITIONS, MORE)
 
 
 def labels(answer: object) -> list[str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from answerers import DATA, built
 
 from llama_index_crm.exact.answerer import ExactAnswerer, answerer_for
 from llama_index_crm.exact.kinds import kind_words_beside
@@ -108,10 +109,7 @@ def test_a_name_read_across_languages_still_needs_its_own_word(demo: ExactAnswer
 
 @pytest.fixture(scope="module")
 def surnames(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> ExactAnswerer:
-    folder = tmp_path_factory.mktemp("surnames")
-    index = CrmGraphIndex.build([str(Path(__file__).parent / "data" / "surnames.ttl")],
-                                folder / "index", cache_dir=folder / "cache")
-    return answerer_for(index)
+    return built(tmp_path_factory, "surnames", DATA / "surnames.ttl")
 
 
 def test_a_shared_surname_is_read_as_the_one_person_who_answers(
@@ -165,10 +163,7 @@ def test_a_count_of_none_is_not_said_when_it_is_not_proven(surnames: ExactAnswer
 
 @pytest.fixture(scope="module")
 def herons(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> ExactAnswerer:
-    folder = tmp_path_factory.mktemp("herons")
-    index = CrmGraphIndex.build([str(Path(__file__).parent / "data" / "herons.ttl")],
-                                folder / "index", cache_dir=folder / "cache")
-    return answerer_for(index)
+    return built(tmp_path_factory, "herons", DATA / "herons.ttl")
 
 
 @pytest.mark.parametrize("question", ["how many heron pictures are there",
@@ -227,18 +222,15 @@ ex:m a crm:E21_Person ; rdfs:label "Ida Lark" .
     crm:P108i_was_produced_by ex:p{i} .
 ex:p{i} a crm:E12_Production ; crm:P14_carried_out_by ex:m .
 """ for i in range(12)), encoding="utf-8")
-    index = CrmGraphIndex.build([str(graph)], folder / "index", cache_dir=folder / "cache")
-    answer = answerer_for(index).answer("How many portraits did Ida Lark make?")
+    answer = built(tmp_path_factory, "gallery-index", graph).answer(
+        "How many portraits did Ida Lark make?")
     assert answer.status == "answered", answer.plan_text
     assert answer.count == 12
 
 
 @pytest.fixture(scope="module")
 def portraits(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> ExactAnswerer:
-    folder = tmp_path_factory.mktemp("portraits33")
-    index = CrmGraphIndex.build([str(Path(__file__).parent / "data" / "portraits.ttl")],
-                                folder / "index", cache_dir=folder / "cache")
-    return answerer_for(index)
+    return built(tmp_path_factory, "portraits33", DATA / "portraits.ttl")
 
 
 def test_works_that_show_words_only_titles_hold(portraits: ExactAnswerer) -> None:

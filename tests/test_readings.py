@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from answerers import built
 
 from llama_index_crm.exact.absence import AbsenceCheck
 from llama_index_crm.exact.answerer import ExactAnswer, ExactAnswerer, answerer_for
@@ -15,19 +16,6 @@ from llama_index_crm.exact.language import Lexicons
 from llama_index_crm.index import CrmGraphIndex
 
 STATEMENTS = Path(__file__).parent / "data" / "statements.ttl"
-
-
-def built(factory: pytest.TempPathFactory, name: str, graph: Path,
-          more: str = "") -> ExactAnswerer:
-    """The answerer of ``graph`` (with the Turtle ``more`` after it), built under a new
-    folder of ``factory``."""
-    folder = factory.mktemp(name)
-    if more:
-        text = graph.read_text(encoding="utf-8") + more
-        graph = folder / f"{name}.ttl"
-        graph.write_text(text, encoding="utf-8")
-    index = CrmGraphIndex.build([str(graph)], folder / "index", cache_dir=folder / "cache")
-    return answerer_for(index)
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,7 @@ other reading."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -210,22 +211,20 @@ class EmptyCheck:
                 reached |= set(walker.walk(relation, starts).node.tolist())
         return bool(linked) and linked <= reached
 
-    def _linked_nodes(self, uri: str, category: str) -> set[int]:
+    def _linked_ids(self, uri: str, category: str | None) -> Iterator[int]:
+        """Term ids of the nodes of ``category`` (None: any) the FR graph links to ``uri``."""
         assert self.data is not None
-        found = (self.executor.node_id(t) for t in self.data.fr_links(uri))
-        return {n for n in found if n is not None and
-                self.executor.values.category(n) == category}
-
-    def _linked(self, uri: str, category: str | None) -> int:
-        assert self.data is not None
-        found = 0
         for target in self.data.fr_links(uri):
             node = self.executor.node_id(target)
-            if node is None:
-                continue
-            if category is None or self.executor.values.category(node) == category:
-                found += 1
-        return found
+            if node is not None and (category is None
+                                     or self.executor.values.category(node) == category):
+                yield node
+
+    def _linked(self, uri: str, category: str | None) -> int:
+        return sum(1 for _ in self._linked_ids(uri, category))
+
+    def _linked_nodes(self, uri: str, category: str) -> set[int]:
+        return set(self._linked_ids(uri, category))
 
     def _dated(self, uri: str) -> bool:
         assert self.data is not None

@@ -374,9 +374,7 @@ class NameIndex:
         found = self._from_keys([key, content_key(key)], categories)
         if found:
             return found
-        found = self._candidates(((r, "inflected", SCORES["inflected"])
-                                  for form in greek_cases(key)
-                                  for r, _ in self._keys.get(form, ())), categories)
+        found = self._inflected(key, categories)
         if found:
             return found
         if surname:
@@ -429,6 +427,12 @@ class NameIndex:
                 best[row.node] = Candidate(row.node, row.name, row.category, round(score, 4),
                                            how)
         return sorted(best.values(), key=lambda c: (-c.score, c.name, c.node))
+
+    def _inflected(self, key: str, categories: Collection[str] | None) -> list[Candidate]:
+        """Candidates whose name is ``key`` (folded, Greek) in another case."""
+        return self._candidates(((r, "inflected", SCORES["inflected"])
+                                 for form in greek_cases(key)
+                                 for r, _ in self._keys.get(form, ())), categories)
 
     def _from_keys(self, keys: Iterable[str],
                    categories: Collection[str] | None) -> list[Candidate]:
@@ -584,15 +588,14 @@ class NameIndex:
         only of question vocabulary ("works", "the artist").
         """
         found: list[Mention] = []
+        greek = bool(greek_cases(" ".join(words), most=1))
         for i in range(len(words)):
             for j in range(min(len(words), i + max_span), i, -1):
                 span = words[i:j]
                 if skip is not None and skip(span):
                     continue
-                candidates = self.exact(" ".join(span)) or self._candidates(
-                    ((r, "inflected", SCORES["inflected"])  # "της Σολέας": of Σολέα
-                     for form in greek_cases(" ".join(span)) for r, _ in self._keys.get(form, ())),
-                    None)
+                candidates = self.exact(" ".join(span)) or (
+                    self._inflected(" ".join(span), None) if greek else [])  # "της Σολέας"
                 if candidates:
                     found.append(Mention(i, j, " ".join(span), tuple(candidates)))
         found.sort(key=lambda m: (-(m.end - m.start), -m.score, m.start))

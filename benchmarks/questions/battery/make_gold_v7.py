@@ -37,13 +37,8 @@ Exit codes: 0 all equal, 1 a difference or an invalid question, 2 a graph file i
 
 from __future__ import annotations
 
-import io
-import os
 import sys
-import zipfile
 from pathlib import Path
-
-import pyoxigraph as ox
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # gold_runner.py
 import gold_runner  # noqa: E402
@@ -62,34 +57,13 @@ GRAPHS = {
     "acm": SHARED / "acm" / "consolidated_data.n3.zip",
 }
 ORDER = ["npg", "ycba", "moma", "demo", "acm"]
-_load_file = gold_runner.load_store  # the shared loader (one zip or a Turtle file)
-
-
-def load_store(path: Path) -> ox.Store:
-    """A store of one graph: a folder of zips (NPG, 14 parts), a zip or a Turtle file; with
-    ``V7_STORES=<dir>`` an on-disk store ``<dir>/<dataset>`` is opened read-only instead."""
-    cached = os.environ.get("V7_STORES")
-    if cached:
-        for name, p in GRAPHS.items():
-            if p == path and (Path(cached) / name).is_dir():
-                return ox.Store.read_only(str(Path(cached) / name))
-    if path.is_dir():
-        store = ox.Store()
-        for part in sorted(path.glob("*.zip")):
-            with zipfile.ZipFile(part) as zf:
-                for name in zf.namelist():
-                    if name.endswith((".n3", ".nt")):
-                        store.bulk_load(io.BytesIO(zf.read(name)), ox.RdfFormat.N_TRIPLES,
-                                        lenient=True)
-        return store
-    return _load_file(path)
 validate = validator("v7", ("npg", "ycba", "moma", "demo", "acm"))
 
 
 def main(argv: list[str] | None = None) -> int:
-    gold_runner.load_store = load_store  # run() loads through the module attribute
     return run(argv, doc=__doc__ or "", qfile=QFILE, graphs=GRAPHS, compute=compute,
-               validate=validate, order=ORDER, notes=True)
+               validate=validate, order=ORDER, notes=True,
+               load=gold_runner.stores_loader(GRAPHS, "V7_STORES"))
 
 
 if __name__ == "__main__":
