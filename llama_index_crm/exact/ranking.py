@@ -112,6 +112,10 @@ class Ranking:
         cut = key[order[min(limit, len(order)) - 1]]
         keep = [i for i in order if (key[i] >= cut if plan.descending else key[i] <= cut)]
         result.items = [ranked[i] for i in keep]
+        if plan.order_by != "count" and relation.value == "time":
+            result.unordered = _overlapping(result.items, [ranked[i] for i in order
+                                                           if i not in set(keep)],
+                                            plan.descending)
         for item in result.items:
             if item.node in self._records:
                 self._notes.append(f"“{item.label}” is recorded as {self._records[item.node]} "
@@ -330,6 +334,19 @@ def _measure(item: Item, relation: Relation, descending: bool,
         return None
     top = sorted(numbers, reverse=True)[:2]
     return float(math.prod(top))
+
+
+def _overlapping(winners: list[Item], rest: list[Item], latest: bool) -> list[Item]:
+    """Members whose dates overlap the winners' so that the graph cannot say which came
+    first (or last): the oldest is "c. 1940s" (1940–1949) and another work is of 1941."""
+    def spans(item: Item) -> list[tuple[int, int]]:
+        return [v.years for v in item.values if v.years]
+
+    if latest:  # a member that may end after the latest winner began
+        bound = min(max(s[0] for s in spans(w)) for w in winners)
+        return [it for it in rest if max(s[1] for s in spans(it)) >= bound]
+    bound = max(min(spans(w))[1] for w in winners)  # the winners' own dates may run to
+    return [it for it in rest if min(spans(it))[0] <= bound]
 
 
 def _group_key(value: Value, unit: str) -> str | None:

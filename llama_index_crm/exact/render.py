@@ -436,8 +436,24 @@ def _superlative(result: ExactResult, executor: Executor) -> str:
     scope = f" {what}" if what else ""
     verb = "is" if len(result.items) == 1 else "are"
     ranked = result.ranked if result.ranked is not None else result.total
-    return f"The {word} {noun}{scope} {verb} {_join(parts)}, of {ranked} with a " \
+    if result.unordered:  # overlapping dates: the ranking is not certain, and said
+        verb = "may be" if len(result.items) == 1 else "may be any of"
+    text = f"The {word} {noun}{scope} {verb} {_join(parts)}, of {ranked} with a " \
            f"{executor.lexicon[relation].label}."
+    if result.unordered:
+        overlapped = [f"{_quote(it)} ({_value_text(_of(it, relation))})"
+                      for it in result.unordered[:5]]
+        more = len(result.unordered) - len(overlapped)
+        text += (f" {'Its date overlaps' if len(result.items) == 1 else 'Their dates overlap'} "
+                 f"those of {len(result.unordered)} other "
+                 f"{noun_phrase(var, len(result.unordered))}, {_join(overlapped)}"
+                 f"{f' and {more} more' if more > 0 else ''}: the graph cannot tell which "
+                 f"came {'last' if plan.descending else 'first'}.")
+    return text
+
+
+def _of(item: Item, relation: str) -> list[Value]:
+    return [v for v in item.values if v.relation == relation]
 
 
 def describe(result: ExactResult, executor: Executor) -> str:

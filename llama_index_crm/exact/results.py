@@ -80,6 +80,8 @@ class ExactResult:
         notes: how the question was read where it was not literal.
         left_out: members the question asked to leave out ("aside from X").
         ranked: members a superlative could rank (with a date, a size…).
+        unordered: members a ranking by date cannot place after (or before) the winners:
+            their dates overlap the winners' ("c. 1940s" against 1941).
         backend: what computed it: ``parquet`` (the index's triples) or ``sparql`` (the
             plan compiled to SPARQL and run on the user's endpoint).
     """
@@ -92,6 +94,7 @@ class ExactResult:
     notes: list[str] = field(default_factory=list)
     left_out: int = 0
     ranked: int | None = None
+    unordered: list[Item] = field(default_factory=list)
     backend: str = "parquet"
 
 

@@ -27,7 +27,7 @@ from llama_index_crm.storage.names import node_categories
 from llama_index_crm.storage.triples import TripleStore
 
 __all__ = ["BEGIN_PROPERTIES", "END_PROPERTIES", "LONG_PERIOD", "NO_YEAR", "GraphValues",
-           "month_of", "span_of", "within", "year_of", "years_text"]
+           "label_span", "month_of", "span_of", "within", "year_of", "years_text"]
 
 NO_YEAR = np.iinfo(np.int32).min
 """Marks a term without a known year."""
@@ -136,9 +136,7 @@ class GraphValues:
         if self.store.is_literal[node]:  # a date itself (the opening: P4 / P82a)
             year = year_of(_literal_text(self.store.term(node)))
             return (year, year) if year is not None else None
-        label = self.store.label_of(node) or ""
-        found = [int(y) for y in _LABEL_YEAR_RE.findall(label)]
-        return (min(found), max(found)) if found else None
+        return label_span(self.store.label_of(node) or "")
 
     @cached_property
     def _text_predicates(self) -> np.ndarray:
@@ -183,7 +181,23 @@ def span_of(begins: Iterable[str], ends: Iterable[str],
     if first or last:
         begin = min(first) if first else max(last)
         return begin, max(last) if last else begin
-    found = [int(y) for y in _LABEL_YEAR_RE.findall(label or "")]
+    return label_span(label or "")
+
+
+def label_span(label: str) -> tuple[int, int] | None:
+    """The (begin, end) years a date's label names: its first and last year, a decade or a
+    century written with an "s" running to its last year ("c. 1940s": 1940–1949; "1800s":
+    1800–1899), so that a label names no narrower span than it says.
+
+    >>> label_span("c. 1940s"), label_span("1890–1895"), label_span("1800s"), label_span("n.d.")
+    ((1940, 1949), (1890, 1895), (1800, 1899), None)
+    """
+    found: list[int] = []
+    for match in _LABEL_YEAR_RE.finditer(label):
+        year = int(match.group(1))
+        found.append(year)
+        if label[match.end():match.end() + 1] in {"s", "'"} and year % 10 == 0:
+            found.append(year + (99 if year % 100 == 0 else 9))
     return (min(found), max(found)) if found else None
 
 

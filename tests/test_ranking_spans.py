@@ -1,0 +1,45 @@
+"""A ranking by date over dates of different widths: a work dated only "c. 1940s" is not
+said to come before one of 1941, nor one of 1955 after one of the 1950s; precise years are
+ranked as before (tests/data/spans.ttl)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from answerers import DATA, built
+
+from llama_index_crm.exact.answerer import ExactAnswerer
+from llama_index_crm.exact.values import label_span
+
+
+@pytest.fixture(scope="module")
+def spans(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> ExactAnswerer:
+    return built(tmp_path_factory, "spans", DATA / "spans.ttl")
+
+
+def test_a_decade_label_is_the_whole_decade() -> None:
+    assert label_span("c. 1940s") == (1940, 1949)
+    assert label_span("1800s") == (1800, 1899)
+    assert label_span("1941") == (1941, 1941)
+
+
+def test_an_oldest_whose_date_overlaps_anothers_is_not_asserted(spans: ExactAnswerer) -> None:
+    answer = spans.answer("What is the oldest work by Ada Finch?")
+    assert answer.status == "answered"
+    assert "“Crows at the Pier”" in answer.text and "“Sunlit Birches”" in answer.text
+    assert "may be" in answer.text and "cannot tell which came first" in answer.text
+    assert "“Meadow Larks”" not in answer.text  # 1955 cannot come before the 1940s
+
+
+def test_a_latest_whose_date_overlaps_a_decade_is_not_asserted(spans: ExactAnswerer) -> None:
+    answer = spans.answer("Which is the most recent work by Ada Finch?")
+    assert "“Meadow Larks”" in answer.text and "“Dusk on the Marsh”" in answer.text
+    assert "cannot tell which came last" in answer.text
+    assert "“Sunlit Birches”" not in answer.text
+
+
+def test_precise_years_are_ranked_without_doubt(spans: ExactAnswerer) -> None:
+    answer = spans.answer("What is the oldest work by Bo Wren?")
+    assert "“Early Snow”" in answer.text and "“Late Thaw”" not in answer.text
+    assert "may be" not in answer.text and "cannot tell" not in answer.text
