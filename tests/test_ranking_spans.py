@@ -43,3 +43,15 @@ def test_precise_years_are_ranked_without_doubt(spans: ExactAnswerer) -> None:
     answer = spans.answer("What is the oldest work by Bo Wren?")
     assert "“Early Snow”" in answer.text and "“Late Thaw”" not in answer.text
     assert "may be" not in answer.text and "cannot tell" not in answer.text
+
+
+def test_works_made_in_a_decade_are_dated_by_the_makers_own_act(spans: ExactAnswerer) -> None:
+    answer = spans.answer("How many works did Bo Wren make in the 1930s?")
+    assert answer.count == 2  # the print after him was made in 1935 by Cy Gull
+    assert "1 more are dated in 1930–1939 by another event" in answer.text
+
+
+def test_works_that_date_from_a_decade_are_dated_by_any_production(spans: ExactAnswerer) -> None:
+    answer = spans.answer("How many works by Bo Wren date from the 1930s?")
+    assert answer.count == 3 and "“Late Thaw, engraved”" in answer.text
+    assert "more are dated" not in answer.text

@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
+from llama_index_crm.exact.filters import TITLE_RELATION, ValueFilters
 from llama_index_crm.exact.holders import coming_into_being, holder_names
-from llama_index_crm.exact.linking import mentions, mentions_forms
 from llama_index_crm.exact.paths import ASSIGNED, PathEngine, Walk
 from llama_index_crm.exact.plan import Anchor, ExactPlan, Link, ValueFilter, Variable
 from llama_index_crm.exact.ranking import INCH_CM, NOT_RECORDED, Ranking, statement_size
@@ -47,7 +47,8 @@ from llama_index_crm.rdf import RDF_VALUE
 from llama_index_crm.storage.names import fold_name
 from llama_index_crm.storage.triples import TripleStore
 
-__all__ = ["ExactResult", "Executor", "Group", "Item", "Value", "unique_items", "within"]
+__all__ = ["TITLE_RELATION", "ExactResult", "Executor", "Group", "Item", "Value", "unique_items",
+           "within"]
 
 NON_WORK_CLASSES = ("E33_Linguistic_Object", "E36_Visual_Item", "E41_Appellation",
                     "E73_Information_Object", "E30_Right", "E54_Dimension")
@@ -74,7 +75,6 @@ GENDER_WORDS = {
                     frozenset({"male", "man", "men", "masculine"}))}
 """Actor nouns that name a gender, and the words of the types that record it."""
 MATERIAL_RELATION = "made-of"
-TITLE_RELATION = "title"
 HOLDER_SHARE = 0.5
 """An actor that acquired this share of the works with an acquisition holds the collection."""
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
@@ -95,7 +95,7 @@ class _RunState(threading.local):
         self.records: dict[int, int] = {}
 
 
-class Executor(Ranking):
+class Executor(Ranking, ValueFilters):
     """Runs plans over one graph.
 
     Args:
@@ -389,7 +389,9 @@ class Executor(Ranking):
         if link.role:
             rows = self._in_role(walk, rows, link.role)
         for condition in dated:
+            before = {int(walk.node[r]) for r in rows}
             rows = self._dated(walk, rows, condition)
+            self._dated_otherwise(before - {int(walk.node[r]) for r in rows}, condition)
         found: Members = {}
         witnesses = walk.witnesses(rows)
         for row, witness in zip(rows, witnesses, strict=True):
@@ -397,29 +399,6 @@ class Executor(Ranking):
             if node not in found:
                 found[node] = witness + targets[int(ids[walk.start[row]])]
         return found
-
-    def _dated(self, walk: Walk, rows: list[int], condition: ValueFilter) -> list[int]:
-        """Rows whose path goes through an event dated within ``condition.years``."""
-        assert condition.years is not None
-        low, high = condition.years
-        inner = self._inner(walk, rows)
-        events = np.asarray(sorted(set().union(*inner)) if inner else [], dtype=np.int64)
-        spans = self.walker.walk(self.lexicon["event-date"], events) if len(events) else None
-        ok: set[int] = set()
-        if spans is not None:
-            for start, span in zip(spans.start.tolist(), spans.node.tolist(), strict=True):
-                years = self.values.span_years(int(span))
-                if years is not None and within(years, (low, high), condition.begins) and (
-                        condition.months is None or self._in_months(int(span), condition)):
-                    ok.add(int(events[start]))
-        return [r for r, nodes in zip(rows, inner, strict=True) if nodes & ok]
-
-    def _in_months(self, node: int, condition: ValueFilter) -> bool:
-        """Whether a date begins in the months of ``condition`` ("in March 1938")."""
-        assert condition.months is not None and condition.years is not None
-        found = self.values.begin_month(node)
-        return found is not None and condition.years[0] <= found[0] <= condition.years[1] \
-            and condition.months[0] <= found[1] <= condition.months[1]
 
     def _hinted(self, walk: Walk, hints: Sequence[str]) -> list[int]:
         """Rows of a walk, only those through an event typed with a hint word when any is."""
@@ -666,43 +645,6 @@ class Executor(Ranking):
             if any(type_label_names(label, folded) for label in labels):
                 return True
         return False
-
-    def _value_filter(self, members: Members, condition: ValueFilter) -> Members:
-        relation = self.lexicon[condition.relation]
-        ids = np.fromiter(members, dtype=np.int64, count=len(members))
-        walk = self.walker.walk(relation, ids)
-        kept: Members = {}
-        wanted = fold_name(condition.contains) if condition.contains else None
-        match = mentions_forms if condition.forms else mentions
-        if wanted is not None and relation.id == TITLE_RELATION:  # its own name counts too
-            kept = {n: ev for n, ev in members.items() if match(self._folded_text(n), wanted)}
-        rows = self._hinted(walk, condition.hints) if condition.hints else range(len(walk))
-        for row, witness in zip(rows, walk.witnesses(rows), strict=True):
-            member = int(ids[walk.start[row]])
-            if member in kept:
-                continue
-            value = int(walk.node[row])
-            if condition.years is not None:
-                span = self.values.span_years(value)
-                if span is not None and relation.domain == "Event":
-                    span = (span[0], span[0])  # an exhibition of 1941 is one opened in 1941
-                if span is None or not within(span, condition.years, condition.begins):
-                    continue
-                if condition.months is not None and not self._in_months(value, condition):
-                    continue
-            if wanted is not None and not match(self._folded_text(value), wanted):
-                continue
-            kept[member] = members[member] + witness
-        return kept
-
-    def _folded_text(self, node: int) -> str:
-        """A node's text (a literal, a statement's content) or else its label, folded;
-        cached, since text filters read the same titles question after question."""
-        found = self._folded.get(node)
-        if found is None:
-            found = fold_name(self.values.text(node) or self.label(node))
-            self._folded[node] = found
-        return found
 
     # -- values ----------------------------------------------------------------------------
     def values_of(self, nodes: Sequence[int], relation: Relation,

@@ -21,6 +21,7 @@ from llama_index_crm.exact.parse_words import (
     AUX,
     COLLECTION_TAIL,
     COPULA,
+    DATING_WORDS,
     DETERMINERS,
     DIMENSION_WORDS,
     EXCLUSIONS,
@@ -513,6 +514,7 @@ class OperationParts(LinkParts):
         # curators of exhibitions in 1955": the exhibitions' year, not the curators' birth)
         owner = self._noun_before(before, slots)
         target = owner or head
+        dating = False  # "works by X that date from the 1770s": the work's date, not X's act
         for word in reversed(before):
             if word in AUX:  # "who was the artist …": "was" alone names no date
                 continue
@@ -522,6 +524,7 @@ class OperationParts(LinkParts):
                 if fitting:
                     relation = fitting[0].id
                     target = next(s for s in slots if fits(fitting[0].domain, s.category))
+                    dating = word in DATING_WORDS or word in self.p.lexicon[relation].nouns
                 break
         domain = self.p.lexicon[relation].domain
         if not fits(domain, target.category):
@@ -545,7 +548,7 @@ class OperationParts(LinkParts):
             hints = tuple(dict.fromkeys(h for link in free for h in link[3]))
             target.filters.append(replace(condition, relation=relation, hints=hints))
             return
-        if relation == "creation-date" and made:
+        if relation == "creation-date" and made and not dating:
             through = "created-by"  # the maker's own production carries the date
         target.filters.append(replace(condition, relation=relation, through=through))
 

@@ -72,6 +72,7 @@ _TOKEN_RE = re.compile(r"⟦q\d+⟧|⟦t⟧|[^\W_][\w'’.\-]*", re.UNICODE)
 
 WH = WORDS.wh
 AUX = WORDS.aux
+DATING_WORDS = WORDS.dating_words
 COPULA = WORDS.copula
 DETERMINERS = WORDS.determiners
 PRONOUNS = WORDS.pronouns

@@ -82,6 +82,7 @@ _KINDS = {
     "work_nouns": "frozenset[str]",
     "event_nouns": "frozenset[str]",
     "role_verbs": "dict[str, list[str]]",
+    "dating_words": "frozenset[str]",
 }
 """How each table is stored in memory (a JSON list → a frozenset or a tuple)."""
 
@@ -152,6 +153,7 @@ class QuestionWords:
     work_nouns: frozenset[str]
     event_nouns: frozenset[str]
     role_verbs: Mapping[str, Sequence[str]]
+    dating_words: frozenset[str]
 
     @classmethod
     def from_file(cls, path: Path) -> QuestionWords:
