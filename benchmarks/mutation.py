@@ -316,6 +316,10 @@ MUTANTS: tuple[Mutant, ...] = (
            ("tests/test_ranking_spans.py",),
            "exact: 'works X made in the 1770s' drops works dated so by another production "
            "without a word"),
+    Mutant("exact-other-types-unsaid", "llama_index_crm/exact/execute.py",
+           "        if kinds:\n", "        if False:\n",
+           ("tests/test_ranking_spans.py",),
+           "exact: '160 photographs by Struss' without the 56 works typed otherwise"),
     Mutant("serve-labels-as-markup", "llama_index_crm/server/static/app.js",
            "node.textContent = String(text);", "node.innerHTML = String(text);",
            ("tests/test_server_browser.py", "tests/test_server.py"),

@@ -55,3 +55,10 @@ def test_works_that_date_from_a_decade_are_dated_by_any_production(spans: ExactA
     answer = spans.answer("How many works by Bo Wren date from the 1930s?")
     assert answer.count == 3 and "“Late Thaw, engraved”" in answer.text
     assert "more are dated" not in answer.text
+
+
+def test_a_makers_works_of_other_types_are_said_beside_a_typed_count(
+        spans: ExactAnswerer) -> None:
+    answer = spans.answer("How many paintings by Bo Wren are there?")
+    assert answer.count == 2
+    assert "besides these, 1 work is typed otherwise (not painting): print (1)" in answer.text

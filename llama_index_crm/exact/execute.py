@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
@@ -526,6 +527,9 @@ class Executor(Ranking, ValueFilters):
                     typed.update(self._stated_type(members, typed, types))
                 others = {n: ev for n, ev in members.items() if n not in typed}
                 members = {**self._wholes(others, types, typed), **typed}
+                if var.category == "Thing" and any(isinstance(link.target, Anchor)
+                                                   for link in var.links):
+                    self._typed_instead([n for n in others if n not in members], types)
             elif members and var.category == "Event":
                 # events of every kind (births, acquisitions) with no type: an
                 # "exhibition" is only one whose name says so
@@ -631,6 +635,16 @@ class Executor(Ranking, ValueFilters):
             meta |= engine.has_class(nodes, engine.class_ids(cls))
         physical = engine.has_class(nodes, engine.class_ids(PHYSICAL_CLASS))
         return ~meta | physical
+
+    def _typed_instead(self, dropped: Sequence[int], types: Sequence[str]) -> None:
+        """Say what the works of a named maker or place that the type left out are typed
+        ("Karl Struss's photographs": 160, and 55 "glass transparencies" besides)."""
+        kinds = Counter(labels[0] for n in dropped if (labels := self._type_labels.get(n)))
+        if kinds:
+            top = ", ".join(f"{kind} ({n})" for kind, n in kinds.most_common(3))
+            n = sum(kinds.values())
+            self._notes.append(f"besides these, {n} {'work is' if n == 1 else 'works are'} "
+                               f"typed otherwise (not {'/'.join(types)}): {top}")
 
     def _typed(self, node: int, types: Sequence[str]) -> bool:
         """Whether one of a node's type labels has a type word as its head noun: the
