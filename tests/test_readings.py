@@ -766,3 +766,41 @@ def test_works_by_a_name_only_titles_hold_stay_absent(portraits: ExactAnswerer) 
     # words are no answer to it
     answer = portraits.answer("how many works by harbour mill are in the collection")
     assert answer.status == "not_found"
+
+
+PORTRAYED_MAKER = """
+ex:vossportrait a crm:E22_Human-Made_Object ; rdfs:label "Clara Voss" ; crm:P62_depicts ex:maker1 ;
+    crm:P108i_was_produced_by ex:vossprod .
+ex:vossprod a crm:E12_Production ; crm:P14_carried_out_by ex:berg .
+ex:berg a crm:E21_Person ; rdfs:label "Nils Berg" .
+ex:sailor a crm:E21_Person ; rdfs:label "Rolf Sailor" .
+ex:sailor2 a crm:E21_Person ; rdfs:label "Ada Sailor" .
+"""
+
+
+@pytest.fixture(scope="module")
+def portrayed_maker(tmp_path_factory: pytest.TempPathFactory,
+                    models_cache: Path) -> ExactAnswerer:
+    """portraits.ttl, with a portrait of one of its makers by a third person, and a person
+    whose surname is an everyday word."""
+    return built(tmp_path_factory, "portrayed", Path(__file__).parent / "data" /
+                 "portraits.ttl", PORTRAYED_MAKER)
+
+
+@pytest.mark.parametrize("question", ["Who portrayed the actor Otto Lind?",
+                                      "which artists portrayed the actor Otto Lind"])
+def test_a_noun_before_a_name_works_and_people_share_picks_the_person(
+        portrayed_maker: ExactAnswerer, question: str) -> None:
+    # "Otto Lind" titles two portraits and is a person: the noun says which is meant (read
+    # as the portraits, the answer was who portrayed their makers: Nils Berg)
+    answer = portrayed_maker.answer(question)
+    assert answer.status == "answered"
+    assert {str(i.get("label")) for i in answer.items} == {"Clara Voss", "Ivo Marek"}
+    assert "named so" in answer.text
+
+
+def test_a_word_of_what_a_person_is_before_the_name_is_read_as_that_person(
+        portrayed_maker: ExactAnswerer) -> None:
+    # "sailor" is also a surname: the name after it settles what it is
+    answer = portrayed_maker.answer("Where was the sailor Otto Lind born?")
+    assert answer.status == "answered" and "Oslo" in answer.text

@@ -189,6 +189,10 @@ class ExactAnswerer(Readings, Comparisons):
             if topical.status == "answered" and (topical.total or topical.result is not None
                                                  and topical.result.left_out):
                 return replace(topical, text=f"{topical.text} ({note})")
+        for text, settled, note in self._apposed(asked):  # "the actor Paul Lukas"
+            pinned = self._read(text, history, llm, language, settled=settled)
+            if pinned.status == "answered" and pinned.total:
+                return replace(pinned, text=f"{pinned.text} ({note})")
         first = self._read(asked, history, llm, language)
         if topics and first.status == "answered":
             # "X — what else did they direct?": read with its pronoun standing for X it

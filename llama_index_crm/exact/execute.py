@@ -527,7 +527,8 @@ class Executor(Ranking, ValueFilters):
                     typed.update(self._stated_type(members, typed, types))
                 others = {n: ev for n, ev in members.items() if n not in typed}
                 members = {**self._wholes(others, types, typed), **typed}
-                if var.category == "Thing" and any(isinstance(link.target, Anchor)
+                if var.category == "Thing" and any(isinstance(link.target, Anchor) and
+                                                   link.relation == "created-by"
                                                    for link in var.links):
                     self._typed_instead([n for n in others if n not in members], types)
             elif members and var.category == "Event":
@@ -637,7 +638,7 @@ class Executor(Ranking, ValueFilters):
         return ~meta | physical
 
     def _typed_instead(self, dropped: Sequence[int], types: Sequence[str]) -> None:
-        """Say what the works of a named maker or place that the type left out are typed
+        """Say what the works of a named maker that the type left out are typed
         ("Karl Struss's photographs": 160, and 55 "glass transparencies" besides)."""
         kinds = Counter(labels[0] for n in dropped if (labels := self._type_labels.get(n)))
         if kinds:

@@ -20,7 +20,7 @@ from llama_index_crm.exact.absence import capitalised_name
 from llama_index_crm.exact.conjoined import joined, split_conjoined, with_name
 from llama_index_crm.exact.execute import Value
 from llama_index_crm.exact.language import Lexicon
-from llama_index_crm.exact.linking import Missing, Unresolved
+from llama_index_crm.exact.linking import CLOSE_LINKS, Missing, Unresolved
 from llama_index_crm.exact.outcome import ExactAnswer
 from llama_index_crm.exact.parse_words import DETERMINERS
 from llama_index_crm.exact.plan import ValueFilter
@@ -551,6 +551,36 @@ class Readings:
                 out.append((text, ""))
         return out
 
+    def _apposed(self, asked: str) -> list[tuple[str, dict[str, str], str]]:
+        """A class noun right before a name that nodes of several kinds carry, naming one
+        of those kinds ("who portrayed the actor Paul Lukas": the person, not his
+        portrait titled so): the question without the noun, the name settled on the one
+        node of that kind it names best (none when two tie)."""
+        tokens = Lexicon.tokens(asked, False)
+        out = []
+        for start, end in self._names_in(asked, False):
+            if start < 1 or not tokens[start][:1].isupper():
+                continue
+            word = tokens[start - 1]
+            noun = fold_name(word)
+            category = self.planner.noun_category(noun)
+            # "the singer Marian Anderson": a lowercase word of what a person is, whatever
+            # surnames it also is
+            said = category is None and word.isalpha() and word.islower() and start >= 2 \
+                and fold_name(tokens[start - 2]) in DETERMINERS
+            category = "Actor" if said else category
+            name = " ".join(tokens[start:end])
+            found = self.names.lookup(name)
+            if category is None or not said and len({c.category for c in found}) < 2:
+                continue
+            kind = [c for c in found if c.category == category and c.how in CLOSE_LINKS]
+            if not kind or len([c for c in kind if c.score == kind[0].score]) > 1:
+                continue
+            text = re.sub(r"\s+([?!.,;:])", r"\1", " ".join(tokens[:start - 1] + tokens[start:]))
+            out.append((text, {fold_name(name): kind[0].node},
+                        f"reading “{tokens[start - 1]} {name}” as the {noun} named so"))
+        return out
+
     def _appositions(self, asked: str) -> list[tuple[str, str]]:
         """Readings without a class noun standing before a name ("the church Panagia
         Podithou": the church that *is* Panagia Podithou, not one of its parts)."""
@@ -580,6 +610,10 @@ class Readings:
                 before = genitive[0]
             category = self.planner.noun_category(fold_name(tokens[before]))
             named = {c.category for c in self.names.lookup(" ".join(tokens[start:end]))}
+            if category is None and "Actor" in named and tokens[before].isalpha() and \
+                    tokens[before].islower() and before >= 1 and \
+                    fold_name(tokens[before - 1]) in DETERMINERS:
+                category = "Actor"  # "the poet Walt Whitman": a word of what a person is
             if category is not None and category in named:
                 # a compound the graph names as a concept ("the wall paintings of T", where
                 # "wall painting" is a technique): its first word goes with the noun
