@@ -62,3 +62,40 @@ def test_a_makers_works_of_other_types_are_said_beside_a_typed_count(
     answer = spans.answer("How many paintings by Bo Wren are there?")
     assert answer.count == 2
     assert "besides these, 1 work is typed otherwise (not painting): print (1)" in answer.text
+
+
+def test_none_of_a_type_is_proven_when_every_work_is_typed_otherwise(
+        spans: ExactAnswerer) -> None:
+    answer = spans.answer("How many sculptures by Bo Wren are there?")
+    assert answer.status == "answered" and answer.count == 0
+    assert "3 works are typed otherwise (not sculpture)" in answer.text
+
+
+def test_none_of_a_type_is_not_proven_over_untyped_works(spans: ExactAnswerer) -> None:
+    answer = spans.answer("How many sculptures by Ada Finch are there?")
+    assert answer.status == "retrieval_only" and answer.count is None
+
+
+STATED = """
+ex:sunlit crm:P67i_is_referred_to_by ex:credit .
+ex:credit a crm:E33_Linguistic_Object ;
+    crm:P190_has_symbolic_content "Gift of Ruth Carter Stevenson" .
+"""
+
+
+@pytest.fixture(scope="module")
+def stated(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> ExactAnswerer:
+    return built(tmp_path_factory, "stated", DATA / "spans.ttl", STATED)
+
+
+@pytest.mark.parametrize("question", ["How many works were given by Ruth Carter Stevenson?",
+                                      "When was Ruth Carter Stevenson born?"])
+def test_a_name_the_graph_writes_is_not_proven_absent(stated: ExactAnswerer,
+                                                      question: str) -> None:
+    # a credit line names the donor, though no node does
+    assert stated.answer(question).status != "not_found"
+
+
+def test_a_name_written_nowhere_is_still_absent(stated: ExactAnswerer) -> None:
+    assert stated.answer("When was Ottilie Brandhorst born?").status == \
+        "not_found"

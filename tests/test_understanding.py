@@ -158,6 +158,26 @@ def test_a_language_without_a_lexicon_goes_to_retrieval(exact: ExactAnswerer) ->
     assert answer.count is None
 
 
+@pytest.mark.parametrize(("question", "code"), [
+    ("Quem fundou a igreja de Asinou?", "pt"),
+    ("Em que ano foi construída a igreja de Asinou?", "pt"),
+    ("Welke kerken liggen in Pitsilia?", "nl"),
+    ("Hoeveel kerken zijn er in Pitsilia?", "nl"),
+])
+def test_a_language_known_only_by_its_words_goes_to_retrieval(exact: ExactAnswerer,
+                                                              question: str, code: str) -> None:
+    # capitalised question words ("Quem fundou", "Welke") were taken for missing names
+    answer = ask(exact, question)
+    assert answer.language == code
+    assert answer.status == "retrieval_only" and answer.count is None
+
+
+def test_a_persons_first_name_is_no_missing_name(exact: ExactAnswerer) -> None:
+    # "Neophytos the Recluse": the monk, named by the first word of his name
+    answer = ask(exact, "In what year did Neophytos found his Enkleistra?")
+    assert answer.status != "not_found"
+
+
 # -- names typed in a language the graph does not label them in ----------------------------
 
 @pytest.mark.parametrize(("question", "expected"), [

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 from llama_index_crm.exact.crosslingual import CrossLingualNames
 from llama_index_crm.exact.language import common_words
 from llama_index_crm.exact.parse_words import THING_TYPE_WORDS
+from llama_index_crm.exact.statements import stated_texts, stating
 from llama_index_crm.query.conversation import quoted_titles
 from llama_index_crm.query.lexicon import singularise
 from llama_index_crm.storage.names import fold_name
@@ -88,6 +89,8 @@ RARE_WORD_RATIO = 70
 MIN_NAME = 3
 """Letters a lone word needs to be read as a name ("se", "s" are not)."""
 MIN_WORD = 5
+FIRST_NAME_KEYS = 50
+"""Names looked at after a first name for one of a person (the rest are of works)."""
 """Letters a single word needs for that comparison."""
 RETRIEVED = 10
 """Documents of each channel whose labels are compared."""
@@ -127,6 +130,7 @@ class AbsenceCheck:
         self.names = names
         self.common = common_words()
         self.crosslingual = CrossLingualNames(names) if names is not None else None
+        self._statements: list[str] | None = None
 
     def check(self, text: str, question: str, vocabulary: frozenset[str] | set[str] = frozenset(),
               *, foreign: bool = False, verbs: frozenset[str] = frozenset(),
@@ -180,7 +184,8 @@ class AbsenceCheck:
         if trimmed is not None:  # "times moynihan": an ordinary word stuck to a name
             return Proof(text, False, f"“{text}” holds the name “{trimmed}” beside "
                          f"ordinary words")
-        close = self.close_name(text, foreign) or self.close_document(text, foreign)
+        close = self.close_name(text, foreign) or self.close_document(text, foreign) or \
+            self._first_name(text)
         if close is not None:
             return Proof(text, False, f"“{text}” is close to “{close}”, found by retrieval",
                          close)
@@ -203,6 +208,9 @@ class AbsenceCheck:
             if held is not None:  # "Παναγία Αρακιώτισσα": the graph's "Virgin Arakiotissa"
                 return Proof(text, False, f"“{text}” in Latin letters holds “{held}”, a "
                              f"word of names of the graph")
+        if foreign and len(text.split()) == 1:  # "Neófito": one word, spelt the asker's way
+            return Proof(text, False, f"“{text}” may be a name spelt the way of the "
+                         f"question's language")
         if foreign:  # a name spelt the language's way: no proof, and no reading either
             longs = [w for w in text.split() if len(w) >= MIN_WORD]
             spelt = [c for w in longs if (c := self.close_name(w, True))]
@@ -212,10 +220,39 @@ class AbsenceCheck:
                     self.names is not None and not any(
                         _every_word_near(text, c.name) for c in self.names.lookup(text)):
                 # "Eva Hesse": an "Eva" and a "Hess" in the graph, no one named both
-                return Proof(text, True)
+                return self._unstated(text)
             if spelt and (len(spelt) == len(longs) or not all(map(self._personal, spelt))):
                 return Proof(text, False, f"“{text}” may be spelt “{' '.join(spelt)}” in the "
                                           f"graph")
+        return self._unstated(text)
+
+    def _first_name(self, text: str) -> str | None:
+        """A person's name that ``text`` (one capitalised word) opens: a saint, a monk or
+        a sitter named by the first word of the name ("Neophytos" for "Neophytos the
+        Recluse")."""
+        wanted = fold_name(text)
+        if self.names is None or " " in wanted or len(wanted) < MIN_WORD:
+            return None
+        keys = self.names.keys
+        first = bisect.bisect_left(keys, f"{wanted} ")
+        for at in range(first, min(first + FIRST_NAME_KEYS, len(keys))):
+            if not keys[at].startswith(f"{wanted} "):
+                break
+            found = [c for c in self.names.exact(keys[at]) if c.category == "Actor"]
+            if found:
+                return found[0].name
+        return None
+
+    def _unstated(self, text: str) -> Proof:
+        """Absent, unless a statement of the graph writes the name (a credit line's "Gift
+        of Ruth Carter Stevenson"): then the graph knows it, though no node is named so."""
+        if self.data is not None:
+            if self._statements is None:
+                self._statements = stated_texts(self.data.triples)
+            stated = stating(self._statements, text)
+            if stated is not None:
+                return Proof(text, False, f"“{text}” names no node, but the graph's statements "
+                             f"write it (“{stated[:80]}”)")
         return Proof(text, True)
 
     def _continued_proof(self, text: str, question: str) -> Proof | None:

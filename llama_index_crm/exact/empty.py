@@ -180,9 +180,9 @@ class EmptyCheck:
         var = plan.variables[0]
         links = [k for k in var.links if k.target == anchor]
         start = self.executor.node_id(uri)
-        if len(links) != 1 or start is None or var.category is None or var.types or \
+        if len(links) != 1 or start is None or var.category is None or \
                 links[0].hints or links[0].role or var.exclude:
-            return False  # a type, a hint or a role may be what left them out
+            return False  # a hint or a role may be what left them out
         lexicon = self.executor.lexicon
         walker = self.executor.walker
         starts = np.asarray([start], dtype=np.int64)
@@ -190,8 +190,10 @@ class EmptyCheck:
         own = lexicon[links[0].relation]
         reached = set(walker.walk(own, starts, reverse=not links[0].inverse,
                                   closure=True).node.tolist())
+        if var.types and not self._typed_otherwise(reached):
+            return False  # "Calder's sculptures": each of his works typed, none so
         dated = [lexicon[f.relation] for f in var.filters if f.relation in lexicon]
-        if len(dated) != len(var.filters) or reached and not dated:
+        if len(dated) != len(var.filters) or reached and not dated and not var.types:
             return False  # a text filter, or the plan's own path reaches them unfiltered
         for relation in dated:  # each member the plan's path reaches has the value filtered
             ids = np.asarray(sorted(reached), dtype=np.int64)
@@ -210,6 +212,13 @@ class EmptyCheck:
                     relation.domain in {anchor.category, "Any"}:
                 reached |= set(walker.walk(relation, starts).node.tolist())
         return bool(linked) and linked <= reached
+
+    def _typed_otherwise(self, nodes: set[int]) -> bool:
+        """Whether each of ``nodes`` (some) carries a type: a type filter that kept none
+        of them found them typed otherwise, not untyped."""
+        executor = self.executor
+        executor._load_type_text(nodes)
+        return bool(nodes) and all(executor._type_labels.get(n) for n in nodes)
 
     def _linked_ids(self, uri: str, category: str | None) -> Iterator[int]:
         """Term ids of the nodes of ``category`` (None: any) the FR graph links to ``uri``."""

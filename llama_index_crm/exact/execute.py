@@ -530,7 +530,8 @@ class Executor(Ranking, ValueFilters):
                 if var.category == "Thing" and any(isinstance(link.target, Anchor) and
                                                    link.relation == "created-by"
                                                    for link in var.links):
-                    self._typed_instead([n for n in others if n not in members], types)
+                    self._typed_instead([n for n in others if n not in members], types,
+                                        bool(members))
             elif members and var.category == "Event":
                 # events of every kind (births, acquisitions) with no type: an
                 # "exhibition" is only one whose name says so
@@ -539,6 +540,13 @@ class Executor(Ranking, ValueFilters):
                     singularise(w) for w in fold_name(self.label(n)).split()}}
                 self._notes.append(f"{UNTYPED_EVENTS}: only those named "
                                    f"“{'/'.join(types)}” are kept")
+            elif members and var.category == "Thing" and self.known_types:
+                # "Ada Finch's sculptures" in a graph that types works, none of hers: no
+                # type says what they are (unless a medium statement does)
+                members = self._stated_type(members, {}, types)
+                if not members:
+                    self._notes.append(f"none of them has a type recorded, and no medium "
+                                       f"statement says “{'/'.join(types)}”")
             elif members:  # "which country…" where places carry no type: not checked
                 self._notes.append(f"no {var.noun or 'member'} has a type recorded, so "
                                    f"“{'/'.join(types)}” is not checked")
@@ -637,15 +645,17 @@ class Executor(Ranking, ValueFilters):
         physical = engine.has_class(nodes, engine.class_ids(PHYSICAL_CLASS))
         return ~meta | physical
 
-    def _typed_instead(self, dropped: Sequence[int], types: Sequence[str]) -> None:
+    def _typed_instead(self, dropped: Sequence[int], types: Sequence[str],
+                       kept: bool) -> None:
         """Say what the works of a named maker that the type left out are typed
         ("Karl Struss's photographs": 160, and 55 "glass transparencies" besides)."""
         kinds = Counter(labels[0] for n in dropped if (labels := self._type_labels.get(n)))
         if kinds:
             top = ", ".join(f"{kind} ({n})" for kind, n in kinds.most_common(3))
             n = sum(kinds.values())
-            self._notes.append(f"besides these, {n} {'work is' if n == 1 else 'works are'} "
-                               f"typed otherwise (not {'/'.join(types)}): {top}")
+            self._notes.append(f"{'besides these, ' if kept else ''}{n} "
+                               f"{'work is' if n == 1 else 'works are'} typed otherwise (not "
+                               f"{'/'.join(types)}): {top}")
 
     def _typed(self, node: int, types: Sequence[str]) -> bool:
         """Whether one of a node's type labels has a type word as its head noun: the

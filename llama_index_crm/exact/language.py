@@ -84,6 +84,9 @@ class Lexicon:
             paintings"), where elsewhere they mean "the".
         compounds: a name and a noun joined by hyphens make one word ("Solea-Tal": the
             Solea valley).
+        question_words: folded words (or two-word phrases) that open a question in this
+            language only ("welke", "em que"): a language whose other words are not known
+            (``words`` empty) is still recognised, and its questions go to retrieval.
         patterns: (regular expression, replacement) rewrites of the translated question,
             for idioms with words between their parts ("more exhibitions than anyone
             else" → "the most exhibitions").
@@ -99,6 +102,7 @@ class Lexicon:
     after_noun: Mapping[str, str] = field(default_factory=dict)
     compounds: bool = False
     patterns: tuple[tuple[re.Pattern[str], str], ...] = ()
+    question_words: frozenset[str] = frozenset()
 
     @property
     def longest(self) -> int:
@@ -322,7 +326,8 @@ class Lexicons:
                 {_key(k): v for k, v in obj.get("after_noun", {}).items()},
                 bool(obj.get("compounds", False)),
                 tuple((re.compile(p["match"], re.IGNORECASE), p["english"])
-                      for p in obj.get("patterns", ())))
+                      for p in obj.get("patterns", ())),
+                frozenset(fold_name(w) for w in obj.get("question_words", ())))
         return cls(found)
 
     def detect(self, question: str) -> str:
@@ -342,7 +347,9 @@ class Lexicons:
             if own is None or words[0] not in own.function_words:
                 for code, lex in self.by_code.items():  # "wie viele", "quante"
                     if code != "en" and (lex.words.get(first) in QUESTION_WORDS
-                                         or lex.words.get(pair) in QUESTION_WORDS):
+                                         or lex.words.get(pair) in QUESTION_WORDS
+                                         or fold_name(first) in lex.question_words
+                                         or fold_name(pair) in lex.question_words):
                         return code
         # words typed in lower case (and the first): a title's or a name's words ("The
         # Rocky Mountains", "Taos Canyon, New Mexico") say nothing of the asker's language
