@@ -99,3 +99,10 @@ def test_a_name_the_graph_writes_is_not_proven_absent(stated: ExactAnswerer,
 def test_a_name_written_nowhere_is_still_absent(stated: ExactAnswerer) -> None:
     assert stated.answer("When was Ottilie Brandhorst born?").status == \
         "not_found"
+
+
+def test_a_circa_date_is_not_ranked_before_a_year_close_to_it(spans: ExactAnswerer) -> None:
+    answer = spans.answer("What is the earliest work by Cy Gull?")
+    assert "“Gull Rock”" in answer.text and "“Tern Cove”" in answer.text
+    assert "cannot tell which came first" in answer.text
+    assert "“Late Thaw, engraved”" not in answer.text  # 1935: surely later

@@ -38,6 +38,9 @@ DOMINANT_SHARE = 0.8
 """A type shared by this share of the members (a collection code on every object) does not
 tell them apart: grouping by type leaves it out when other types exist."""
 INCH_CM = 2.54
+CIRCA_YEARS = 5
+"""How far a date written "c. 1887" may lie from its year, when ranking by date."""
+_CIRCA = re.compile(r"\s*(?:c\.|ca\.|circa\b|about\b|around\b|approx)", re.IGNORECASE)
 DECADE_CENTURIES = range(1000, 2100, 100)
 """Centuries tried for a decade named without one ("the eighties")."""
 
@@ -338,9 +341,11 @@ def _measure(item: Item, relation: Relation, descending: bool,
 
 def _overlapping(winners: list[Item], rest: list[Item], latest: bool) -> list[Item]:
     """Members whose dates overlap the winners' so that the graph cannot say which came
-    first (or last): the oldest is "c. 1940s" (1940–1949) and another work is of 1941."""
-    def spans(item: Item) -> list[tuple[int, int]]:
-        return [v.years for v in item.values if v.years]
+    first (or last): the oldest is "c. 1940s" (1940–1949) and another work is of 1941, or
+    "c. 1887" and another of 1890."""
+    def spans(item: Item) -> list[tuple[int, int]]:  # "c. 1887": a few years either way
+        return [(v.years[0] - CIRCA_YEARS, v.years[1] + CIRCA_YEARS) if _CIRCA.match(v.text)
+                else v.years for v in item.values if v.years]
 
     if latest:  # a member that may end after the latest winner began
         bound = min(max(s[0] for s in spans(w)) for w in winners)
