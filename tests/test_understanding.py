@@ -178,6 +178,12 @@ def test_a_persons_first_name_is_no_missing_name(exact: ExactAnswerer) -> None:
     assert answer.status != "not_found"
 
 
+def test_a_name_spelt_the_askers_way_is_no_missing_name(exact: ExactAnswerer) -> None:
+    # "Neófito" is the graph's "Neophytos" written the Spanish way; "Goya" is nobody's
+    assert ask(exact, "¿En qué año fundó Neófito su Enkleistra?").status != "not_found"
+    assert ask(exact, "¿Qué iglesias pintó Goya?").status == "not_found"
+
+
 # -- names typed in a language the graph does not label them in ----------------------------
 
 @pytest.mark.parametrize(("question", "expected"), [

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from llama_index_crm.exact.crosslingual import CrossLingualNames
+from llama_index_crm.exact.crosslingual import CrossLingualNames, sound_key
 from llama_index_crm.exact.language import common_words
 from llama_index_crm.exact.parse_words import THING_TYPE_WORDS
 from llama_index_crm.exact.statements import stated_texts, stating
@@ -131,6 +131,7 @@ class AbsenceCheck:
         self.common = common_words()
         self.crosslingual = CrossLingualNames(names) if names is not None else None
         self._statements: list[str] | None = None
+        self._sound_keys: dict[str, str] | None = None
 
     def check(self, text: str, question: str, vocabulary: frozenset[str] | set[str] = frozenset(),
               *, foreign: bool = False, verbs: frozenset[str] = frozenset(),
@@ -208,8 +209,9 @@ class AbsenceCheck:
             if held is not None:  # "Παναγία Αρακιώτισσα": the graph's "Virgin Arakiotissa"
                 return Proof(text, False, f"“{text}” in Latin letters holds “{held}”, a "
                              f"word of names of the graph")
-        if foreign and len(text.split()) == 1:  # "Neófito": one word, spelt the asker's way
-            return Proof(text, False, f"“{text}” may be a name spelt the way of the "
+        spelt_so = self._spelt_so(text) if foreign and len(text.split()) == 1 else None
+        if spelt_so is not None:  # "Neófito": one word, spelt the asker's way
+            return Proof(text, False, f"“{text}” may be “{spelt_so}” spelt the way of the "
                          f"question's language")
         if foreign:  # a name spelt the language's way: no proof, and no reading either
             longs = [w for w in text.split() if len(w) >= MIN_WORD]
@@ -225,6 +227,19 @@ class AbsenceCheck:
                 return Proof(text, False, f"“{text}” may be spelt “{' '.join(spelt)}” in the "
                                           f"graph")
         return self._unstated(text)
+
+    def _spelt_so(self, word: str) -> str | None:
+        """A word of the graph's names that ``word`` may be in another spelling: the same
+        once both are written plainly (:func:`sound_key`: "Neófito", "Neophytos")."""
+        if self.names is None:
+            return None
+        if self._sound_keys is None:
+            self._sound_keys = {}
+            for known in self.names.vocabulary:
+                if len(known) >= MIN_WORD:
+                    self._sound_keys.setdefault(sound_key(known), known)
+        key = sound_key(fold_name(word))
+        return self._sound_keys.get(key) if len(key) >= 4 else None
 
     def _first_name(self, text: str) -> str | None:
         """A person's name that ``text`` (one capitalised word) opens: a saint, a monk or
@@ -246,7 +261,9 @@ class AbsenceCheck:
     def _unstated(self, text: str) -> Proof:
         """Absent, unless a statement of the graph writes the name (a credit line's "Gift
         of Ruth Carter Stevenson"): then the graph knows it, though no node is named so."""
-        if self.data is not None:
+        words = fold_name(text).split()
+        if self.data is not None and (len(words) > 1 or words and words[0] not in self.common):
+            # one everyday word ("Girl") in a statement ("gift of the Girl Scouts") says nothing
             if self._statements is None:
                 self._statements = stated_texts(self.data.triples)
             stated = stating(self._statements, text)

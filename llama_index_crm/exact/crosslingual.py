@@ -27,6 +27,7 @@ spelling; the answer says "reading “…” as …", so the user sees what was 
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -36,7 +37,7 @@ from llama_index_crm.storage.names import fold_name
 if TYPE_CHECKING:
     from llama_index_crm.exact.linking import NameIndex
 
-__all__ = ["CrossLingualNames", "content_words"]
+__all__ = ["CrossLingualNames", "content_words", "sound_key"]
 
 logger = logging.getLogger(__name__)
 
@@ -227,3 +228,21 @@ def _whole(keys: Sequence[str], near: Sequence[int]) -> int | None:
         if all(mine in f" {keys[j]} " for j in near if j != i):
             return i
     return None
+
+
+_SOUNDS = (("ph", "f"), ("th", "t"), ("ch", "c"), ("k", "c"), ("y", "i"), ("z", "s"),
+           ("v", "b"), ("w", "b"))
+_ENDING = re.compile(r"(?:os|us|as|es|is|o|a|e|s)$")
+
+
+def sound_key(word: str) -> str:
+    """A folded word written plainly, the way names change between languages: digraphs and
+    letters said alike made one, doubled letters single, a grammatical ending cut.
+
+    >>> sound_key("neofito"), sound_key("neophytos"), sound_key("goya")
+    ('neofit', 'neofit', 'goi')
+    """
+    for old, new in _SOUNDS:
+        word = word.replace(old, new)
+    word = re.sub(r"(.)\1", r"\1", word)
+    return _ENDING.sub("", word)
