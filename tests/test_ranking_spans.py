@@ -61,14 +61,15 @@ def test_a_makers_works_of_other_types_are_said_beside_a_typed_count(
         spans: ExactAnswerer) -> None:
     answer = spans.answer("How many paintings by Bo Wren are there?")
     assert answer.count == 2
-    assert "besides these, 1 work is typed otherwise (not painting): print (1)" in answer.text
+    assert "besides these, 2 works are typed otherwise (not painting): planographic print (1), " \
+        "print (1)" in answer.text
 
 
 def test_none_of_a_type_is_proven_when_every_work_is_typed_otherwise(
         spans: ExactAnswerer) -> None:
     answer = spans.answer("How many sculptures by Bo Wren are there?")
     assert answer.status == "answered" and answer.count == 0
-    assert "3 works are typed otherwise (not sculpture)" in answer.text
+    assert "4 works are typed otherwise (not sculpture)" in answer.text
 
 
 def test_none_of_a_type_is_not_proven_over_untyped_works(spans: ExactAnswerer) -> None:
@@ -106,3 +107,10 @@ def test_a_circa_date_is_not_ranked_before_a_year_close_to_it(spans: ExactAnswer
     assert "“Gull Rock”" in answer.text and "“Tern Cove”" in answer.text
     assert "cannot tell which came first" in answer.text
     assert "“Late Thaw, engraved”" not in answer.text  # 1935: surely later
+
+
+def test_none_of_a_type_is_not_proven_when_a_medium_statement_says_it(
+        spans: ExactAnswerer) -> None:
+    # "River Ice" is typed a planographic print; its medium statement says lithograph
+    answer = spans.answer("How many lithographs by Bo Wren are there?")
+    assert answer.count != 0

@@ -6,13 +6,14 @@ other reading."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from llama_index_crm.exact.parse_words import attribute_group
 from llama_index_crm.exact.results import UNTYPED_EVENTS
+from llama_index_crm.query.lexicon import pluralise, singularise
 from llama_index_crm.storage.names import fold_name
 
 if TYPE_CHECKING:
@@ -190,7 +191,7 @@ class EmptyCheck:
         own = lexicon[links[0].relation]
         reached = set(walker.walk(own, starts, reverse=not links[0].inverse,
                                   closure=True).node.tolist())
-        if var.types and not self._typed_otherwise(reached):
+        if var.types and not self._typed_otherwise(reached, var.types):
             return False  # "Calder's sculptures": each of his works typed, none so
         dated = [lexicon[f.relation] for f in var.filters if f.relation in lexicon]
         if len(dated) != len(var.filters) or reached and not dated and not var.types:
@@ -213,12 +214,25 @@ class EmptyCheck:
                 reached |= set(walker.walk(relation, starts).node.tolist())
         return bool(linked) and linked <= reached
 
-    def _typed_otherwise(self, nodes: set[int]) -> bool:
-        """Whether each of ``nodes`` (some) carries a type: a type filter that kept none
-        of them found them typed otherwise, not untyped."""
+    def _typed_otherwise(self, nodes: set[int], types: Sequence[str]) -> bool:
+        """Whether each of ``nodes`` (some) carries a type, and no medium statement of
+        theirs says one of ``types``: a type filter that kept none of them found them
+        typed otherwise ("Bellows's lithographs", typed "planographic prints" and described
+        "lithograph", are not)."""
         executor = self.executor
         executor._load_type_text(nodes)
-        return bool(nodes) and all(executor._type_labels.get(n) for n in nodes)
+        if not nodes or not all(executor._type_labels.get(n) for n in nodes):
+            return False
+        relation = executor.lexicon.get("medium-statement")
+        if relation is None:
+            return True
+        wanted = {f for t in types for w in fold_name(t).split()
+                  for f in (w, singularise(w), pluralise(w)) if len(f) > 3}
+        for values in executor.values_of(sorted(nodes), relation).values():
+            words = {w for v in values for w in fold_name(v.text).split()}
+            if any(w.endswith(f) for w in words for f in wanted):
+                return False
+        return True
 
     def _linked_ids(self, uri: str, category: str | None) -> Iterator[int]:
         """Term ids of the nodes of ``category`` (None: any) the FR graph links to ``uri``."""
