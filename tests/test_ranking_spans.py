@@ -114,3 +114,12 @@ def test_none_of_a_type_is_not_proven_when_a_medium_statement_says_it(
     # "River Ice" is typed a planographic print; its medium statement says lithograph
     answer = spans.answer("How many lithographs by Bo Wren are there?")
     assert answer.count != 0
+
+
+def test_a_date_that_begins_in_the_period_and_ends_after_it_is_said(
+        spans: ExactAnswerer) -> None:
+    # "Dusk on the Marsh" is of the 1950s: it may or may not be of 1950-1955
+    answer = spans.answer("How many works did Ada Finch make between 1950 and 1955?")
+    assert answer.count == 1  # "Meadow Larks", 1955
+    assert "1 more are dated from within 1950–1955 to later (“1950s”): not counted" in \
+        answer.text

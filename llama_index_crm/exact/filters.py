@@ -97,6 +97,7 @@ class ValueFilters:
         if wanted is not None and relation.id == TITLE_RELATION:  # its own name counts too
             kept = {n: ev for n, ev in members.items() if match(self._folded_text(n), wanted)}
         rows = self._hinted(walk, condition.hints) if condition.hints else range(len(walk))
+        begun: dict[int, str] = {}  # members whose date begins in the period, ends after it
         for row, witness in zip(rows, walk.witnesses(rows), strict=True):
             member = int(ids[walk.start[row]])
             if member in kept:
@@ -107,13 +108,25 @@ class ValueFilters:
                 if span is not None and relation.domain == "Event":
                     span = (span[0], span[0])  # an exhibition of 1941 is one opened in 1941
                 if span is None or not within(span, condition.years, condition.begins):
+                    if span is not None and condition.years[0] <= span[0] <= condition.years[1]:
+                        begun.setdefault(member, self.label(value))
                     continue
                 if condition.months is not None and not self._in_months(value, condition):
                     continue
             if wanted is not None and not match(self._folded_text(value), wanted):
                 continue
             kept[member] = members[member] + witness
+        self._begun_only({n: t for n, t in begun.items() if n not in kept}, condition)
         return kept
+
+    def _begun_only(self, begun: dict[int, str], condition: ValueFilter) -> None:
+        """Say how many members the period left out that begin in it and end after it ("1950,
+        printed 1993": taken then, printed later), with one of their dates."""
+        if begun and condition.years is not None:
+            example = next(iter(begun.values()))
+            self._notes.append(f"{len(begun)} more are dated from within "
+                               f"{years_text(condition.years)} to later (“{example}”): not "
+                               f"counted")
 
     def _folded_text(self, node: int) -> str:
         """A node's text (a literal, a statement's content) or else its label, folded;
