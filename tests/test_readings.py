@@ -715,10 +715,10 @@ def test_words_only_in_titles_read_as_title_words(portraits: ExactAnswerer) -> N
 
 
 def test_an_inflected_greek_word_of_a_name_is_no_absence() -> None:
-    from llama_index_crm.exact.absence import _inflected
+    from llama_index_crm.exact.crosslingual import inflected
     # "των Αποστόλων" (genitive) for "οι Απόστολοι": another ending, the same word
-    assert _inflected("αποστολων", sorted(["οι", "αποστολοι", "apostles"])) == "αποστολοι"
-    assert _inflected("γαλατα", sorted(["γαλαξιας"])) is None
+    assert inflected("αποστολων", sorted(["οι", "αποστολοι", "apostles"])) == "αποστολοι"
+    assert inflected("γαλατα", sorted(["γαλαξιας"])) is None
 
 
 def test_a_type_noun_after_a_name_is_no_missing_name(portraits: ExactAnswerer) -> None:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from llama_index_crm.exact.crosslingual import CrossLingualNames, sound_key
+from llama_index_crm.exact.crosslingual import CrossLingualNames, inflected, romanised, sound_key
 from llama_index_crm.exact.language import common_words
 from llama_index_crm.exact.parse_words import THING_TYPE_WORDS
 from llama_index_crm.exact.statements import stated_texts, stating
@@ -186,7 +186,7 @@ class AbsenceCheck:
             return Proof(text, False, f"“{text}” holds the name “{trimmed}” beside "
                          f"ordinary words")
         close = self.close_name(text, foreign) or self.close_document(text, foreign) or \
-            self._first_name(text)
+            (self._first_name(text) if _standing_alone(question, text) else None)
         if close is not None:
             return Proof(text, False, f"“{text}” is close to “{close}”, found by retrieval",
                          close)
@@ -567,7 +567,7 @@ class AbsenceCheck:
         # the word itself is known: the planner saw it and found it of another kind
         found = next((str(h[0]) for h in hits if h[0] != wanted), None)
         if found is None and single and foreign:
-            found = _inflected(wanted, self.names.vocabulary)
+            found = inflected(wanted, self.names.vocabulary)
         return found
 
     def close_document(self, text: str, foreign: bool = False) -> str | None:
@@ -605,29 +605,36 @@ class AbsenceCheck:
         return None
 
 
+def _standing_alone(question: str, word: str) -> bool:
+    """Whether ``word`` stands in ``question`` as a name of its own: no capitalised word,
+    possessive or quote next to it ("Neophytos found his …", not "'Christina's World'",
+    "Modern Design", "Twenty Young Sculptors").
+
+    >>> _standing_alone("When did Neophytos found it?", "Neophytos")
+    True
+    >>> _standing_alone("Who painted 'Christina's World'?", "Christina")
+    False
+    """
+    match = re.search(rf"(?<!\w){re.escape(word)}(?!\w)", question)
+    if match is None:
+        return False
+    before = question[:match.start()].rstrip()
+    after = question[match.end():]
+    last = before.split()[-1] if before.split() else ""
+    nxt = after.split()[0] if after.split() else ""
+    quoted = before[-1:] in QUOTE_MARKS or after[:1] in QUOTE_MARKS
+    return not quoted and not after.startswith(("'", "’")) and not (
+        last[:1].isupper() and len(before.split()) > 1) and not nxt[:1].isupper()
+
+
+QUOTE_MARKS = "\"“”‘«»"
+
+
 def _forms(label: str) -> list[str]:
     """A label and its main part (before a bracket or a comma)."""
     folded = fold_name(label)
     head = fold_name(re.split(r"[(,;:]", label, maxsplit=1)[0])
     return list(dict.fromkeys(f for f in (folded, head) if f))
-
-
-_GREEK_PAIRS = (("ου", "ou"), ("αι", "ai"), ("ει", "ei"), ("οι", "oi"), ("μπ", "b"),
-                ("ντ", "d"), ("γκ", "g"), ("θ", "th"), ("χ", "ch"), ("ψ", "ps"))
-_GREEK_LETTERS = str.maketrans("αβγδεζηικλμνξοπρσςτυφω", "avgdeziiklmnxoprsstyfo")
-
-
-def romanised(text: str) -> str:
-    """Greek written in Latin letters, as the graph's English labels spell Greek names
-    ("Αρακιώτισσα" → "arakiotissa"); other text folded as it is.
-
-    >>> romanised("Παναγία Αρακιώτισσα")
-    'panagia arakiotissa'
-    """
-    folded = fold_name(text)
-    for greek, latin in _GREEK_PAIRS:
-        folded = folded.replace(greek, latin)
-    return folded.translate(_GREEK_LETTERS)
 
 
 QUANTIFIERS = frozenset({"both", "either", "neither", "each", "every", "all"})
@@ -752,29 +759,6 @@ def _find(keys: Sequence[str], words: Sequence[str]) -> int | None:
         for j in range(i + 1, min(len(keys), i + 2 * n) + 1):
             if fold_name(" ".join(keys[i:j])) == joined:
                 return i
-    return None
-
-
-INFLECTION = 3
-"""Letters an inflected word may differ by at its end ("Αποστόλων" for "Απόστολοι")."""
-
-
-def _inflected(word: str, vocabulary: Sequence[str]) -> str | None:
-    """A word of the sorted ``vocabulary`` that is ``word`` with another ending: they share
-    all but at most :data:`INFLECTION` letters of each, and at least five.
-
-    >>> _inflected("αποστολων", ["apostles", "αποστολοι"])
-    'αποστολοι'
-    >>> _inflected("sozomenos", ["sozomenianos", "solomos"]) is None
-    True
-    """
-    stem = word[:max(5, len(word) - INFLECTION)]
-    at = bisect.bisect_left(vocabulary, stem)
-    while at < len(vocabulary) and vocabulary[at].startswith(stem):
-        other = vocabulary[at]
-        if other != word and len(other) - len(stem) <= INFLECTION:
-            return other
-        at += 1
     return None
 
 

@@ -26,6 +26,7 @@ spelling; the answer says "reading “…” as …", so the user sees what was 
 
 from __future__ import annotations
 
+import bisect
 import logging
 import re
 import threading
@@ -37,7 +38,7 @@ from llama_index_crm.storage.names import fold_name
 if TYPE_CHECKING:
     from llama_index_crm.exact.linking import NameIndex
 
-__all__ = ["CrossLingualNames", "content_words", "sound_key"]
+__all__ = ["CrossLingualNames", "content_words", "inflected", "romanised", "sound_key"]
 
 logger = logging.getLogger(__name__)
 
@@ -246,3 +247,44 @@ def sound_key(word: str) -> str:
         word = word.replace(old, new)
     word = re.sub(r"(.)\1", r"\1", word)
     return _ENDING.sub("", word)
+
+
+_GREEK_PAIRS = (("ου", "ou"), ("αι", "ai"), ("ει", "ei"), ("οι", "oi"), ("μπ", "b"),
+                ("ντ", "d"), ("γκ", "g"), ("θ", "th"), ("χ", "ch"), ("ψ", "ps"))
+_GREEK_LETTERS = str.maketrans("αβγδεζηικλμνξοπρσςτυφω", "avgdeziiklmnxoprsstyfo")
+
+
+def romanised(text: str) -> str:
+    """Greek written in Latin letters, as the graph's English labels spell Greek names
+    ("Αρακιώτισσα" → "arakiotissa"); other text folded as it is.
+
+    >>> romanised("Παναγία Αρακιώτισσα")
+    'panagia arakiotissa'
+    """
+    folded = fold_name(text)
+    for greek, latin in _GREEK_PAIRS:
+        folded = folded.replace(greek, latin)
+    return folded.translate(_GREEK_LETTERS)
+
+
+INFLECTION = 3
+"""Letters an inflected word may differ by at its end ("Αποστόλων" for "Απόστολοι")."""
+
+
+def inflected(word: str, vocabulary: Sequence[str]) -> str | None:
+    """A word of the sorted ``vocabulary`` that is ``word`` with another ending: they share
+    all but at most :data:`INFLECTION` letters of each, and at least five.
+
+    >>> inflected("αποστολων", ["apostles", "αποστολοι"])
+    'αποστολοι'
+    >>> inflected("sozomenos", ["sozomenianos", "solomos"]) is None
+    True
+    """
+    stem = word[:max(5, len(word) - INFLECTION)]
+    at = bisect.bisect_left(vocabulary, stem)
+    while at < len(vocabulary) and vocabulary[at].startswith(stem):
+        other = vocabulary[at]
+        if other != word and len(other) - len(stem) <= INFLECTION:
+            return other
+        at += 1
+    return None
