@@ -373,6 +373,17 @@ MUTANTS: tuple[Mutant, ...] = (
            "        if False:\n",
            ("tests/test_ranking_spans.py",),
            "exact: '5 photographs of the 1950s' without the 5 taken then and printed in 1993"),
+    Mutant("exact-portraits-one-way", "llama_index_crm/exact/readings.py",
+           "            if end >= len(tokens) or fold_name(tokens[end]) not in PORTRAIT_NOUNS:\n",
+           "            if True:\n",
+           ("tests/test_readings.py",),
+           "exact: 'george washington portraits' counts the 2 letters he wrote, not the 140 "
+           "of him"),
+    Mutant("exact-person-noun-after-name-apposed", "llama_index_crm/exact/readings.py",
+           "in kinds - {\"Actor\"}):\n", "in kinds):\n",
+           ("tests/test_readings.py",),
+           "exact: 'roger eliot fry photographer' describes Fry instead of asking his "
+           "photographer"),
     Mutant("serve-labels-as-markup", "llama_index_crm/server/static/app.js",
            "node.textContent = String(text);", "node.innerHTML = String(text);",
            ("tests/test_server_browser.py", "tests/test_server.py"),

@@ -769,7 +769,7 @@ def test_works_by_a_name_only_titles_hold_stay_absent(portraits: ExactAnswerer) 
 
 
 PORTRAYED_MAKER = """
-ex:vossportrait a crm:E22_Human-Made_Object ; rdfs:label "Clara Voss" ; crm:P62_depicts ex:maker1 ;
+ex:vossportrait a crm:E22_Human-Made_Object ; rdfs:label "The Painter" ; crm:P62_depicts ex:maker1 ;
     crm:P108i_was_produced_by ex:vossprod .
 ex:vossprod a crm:E12_Production ; crm:P14_carried_out_by ex:berg .
 ex:berg a crm:E21_Person ; rdfs:label "Nils Berg" .
@@ -804,3 +804,19 @@ def test_a_word_of_what_a_person_is_before_the_name_is_read_as_that_person(
     # "sailor" is also a surname: the name after it settles what it is
     answer = portrayed_maker.answer("Where was the sailor Otto Lind born?")
     assert answer.status == "answered" and "Oslo" in answer.text
+
+
+def test_a_persons_name_before_portraits_is_read_both_ways(
+        portrayed_maker: ExactAnswerer) -> None:
+    # Clara Voss made works and sat for a portrait; none of her works is typed a portrait
+    # (the graph types works): her portraits are the one of her, said so
+    answer = portrayed_maker.answer("clara voss portraits how many")
+    assert answer.status == "answered" and answer.count == 1
+    assert "depicting Clara Voss" in answer.text and "as portraits of" in answer.text
+
+
+def test_a_persons_noun_after_their_name_is_no_apposition(
+        portrayed_maker: ExactAnswerer) -> None:
+    # "otto lind photographer": who photographed him, not a description of Otto Lind
+    answer = portrayed_maker.answer("otto lind photographer")
+    assert answer.plan is None or answer.plan.operation != "describe"

@@ -193,7 +193,8 @@ class ExactAnswerer(Readings, Comparisons):
             pinned = self._read(text, history, llm, language, settled=settled)
             if pinned.status == "answered" and pinned.total:
                 return replace(pinned, text=f"{pinned.text} ({note})")
-        first = self._read(asked, history, llm, language)
+        first = self._either_way(asked, self._read(asked, history, llm, language), history,
+                                 language)
         if topics and first.status == "answered":
             # "X — what else did they direct?": read with its pronoun standing for X it
             # finds nothing; the plan that left the pronoun aside answers another question

@@ -551,6 +551,29 @@ class Readings:
                 out.append((text, ""))
         return out
 
+    def _either_way(self, asked: str, first: ExactAnswer, history: Sequence[tuple[str, str]],
+                    language: str) -> ExactAnswer:
+        """A person's name before "portraits" ("george washington portraits") read both as
+        the portraits made by them and as those that depict them: the reading with more
+        members answers, and the other is said with it."""
+        tokens = Lexicon.tokens(asked, False)
+        for start, end in self._names_in(asked, False):
+            if end >= len(tokens) or fold_name(tokens[end]) not in PORTRAIT_NOUNS:
+                continue
+            name = " ".join(tokens[start:end])
+            rest = tokens[:start] + tokens[end + 1:]
+            text = re.sub(r"\s+([?!.,;:])", r"\1", " ".join(
+                rest[:start] + [f"{tokens[end]} of {name}"] + rest[start:]))
+            other = self._read(text, history, None, language)
+            if other.status != "answered" or not other.total:
+                return first
+            if first.status != "answered" or not first.total:
+                return replace(other, text=f"{other.text} (reading “{name} {tokens[end]}” as "
+                                           f"{tokens[end]} of {name})")
+            main, alt = (other, first) if other.total >= first.total else (first, other)
+            return replace(main, text=f"{main.text} (read the other way: {alt.text})")
+        return first
+
     def _apposed(self, asked: str) -> list[tuple[str, dict[str, str], str]]:
         """A class noun right before a name that nodes of several kinds carry, naming one
         of those kinds ("who portrayed the actor Paul Lukas": the person, not his
@@ -591,7 +614,8 @@ class Readings:
             kinds = {c.category for c in self.names.lookup(" ".join(tokens[start:end]))} \
                 if after else set()
             if after and (after in self.planner.words.event_nouns and "Event" in kinds
-                          or self.planner.noun_category(after) in kinds):
+                          or self.planner.noun_category(after) in kinds - {"Actor"}):
+                # not a person's noun: "roger fry photographer" asks for his photographer
                 # "the Modern China exhibition", "the Pitsilia region": the one named so
                 text = " ".join(tokens[:end] + tokens[end + 1:])
                 typed = re.sub(r"\s+([?!.,;:])", r"\1", " ".join(tokens[start:end]))
@@ -628,6 +652,10 @@ class Readings:
                 out.append((re.sub(r"\s+([?!.,;:])", r"\1", text),
                             f"reading “{noun} {tokens[start]}…” as the {noun} named so"))
         return out
+
+
+PORTRAIT_NOUNS = frozenset({"portrait", "portraits", "likeness", "likenesses"})
+"""Nouns that after a person's name may mean the works depicting them or made by them."""
 
 
 def _escaped(text: str) -> str:
