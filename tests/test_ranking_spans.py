@@ -123,3 +123,27 @@ def test_a_date_that_begins_in_the_period_and_ends_after_it_is_said(
     assert answer.count == 1  # "Meadow Larks", 1955
     assert "1 more are dated from within 1950–1955 to later (“1950s”): not counted" in \
         answer.text
+
+
+HELD = """
+ex:center a crm:E74_Group ; rdfs:label "Harbour Center for Art" .
+ex:acq1 a crm:E8_Acquisition ; crm:P24_transferred_title_of ex:early ;
+    crm:P22_transferred_title_to ex:center .
+ex:acq2 a crm:E8_Acquisition ; crm:P24_transferred_title_of ex:later ;
+    crm:P22_transferred_title_to ex:center .
+ex:parking a crm:E22_Human-Made_Object ; rdfs:label "Parking at the Harbour Center" .
+"""
+
+
+@pytest.fixture(scope="module")
+def held(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> ExactAnswerer:
+    return built(tmp_path_factory, "held", DATA / "spans.ttl", HELD)
+
+
+def test_a_word_of_the_institutions_name_is_no_missing_name(held: ExactAnswerer) -> None:
+    # "the Center" is the Harbour Center for Art, which acquired the works
+    answer = held.answer("How many paintings by Bo Wren does the Center hold?")
+    assert answer.status == "answered" and answer.count == 2
+    # where "Center" links to nothing, it is still no name the graph lacks
+    answer = held.answer("Which other works by the maker of Early Snow does the Center hold?")
+    assert answer.status != "not_found"

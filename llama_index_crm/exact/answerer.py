@@ -442,14 +442,16 @@ class ExactAnswerer(Readings, Comparisons):
     def _missing(self, question: str, missing: Sequence[Missing],
                  language: str) -> ExactAnswer:
         """``not_found`` when every missing name is proven absent, else retrieval."""
-        proofs: list[Proof] = [self.absence.check(m.text, question, self.planner.vocabulary,
-                                                  foreign=language != "en",
-                                                  verbs=self.relation_verbs,
-                                                  elsewhere=m.elsewhere,
-                                                  nouns=self.head_nouns, language=language,
-                                                  actors=self.actor_nouns,
-                                                  expected=m.expected)
-                               for m in missing]
+        proofs: list[Proof] = [
+            Proof(m.text, False, f"“{m.text}” names the institution whose collection this "
+                  f"graph is", ordinary=True)  # "does the Center hold": the YCBA
+            if set(fold_name(m.text).split()) <= self.institution else
+            self.absence.check(m.text, question, self.planner.vocabulary,
+                               foreign=language != "en", verbs=self.relation_verbs,
+                               elsewhere=m.elsewhere, nouns=self.head_nouns,
+                               language=language, actors=self.actor_nouns,
+                               expected=m.expected)
+            for m in missing]
         unproven = [p for p in proofs if not p.proven]
         if len(missing) == 1:
             titled = self._titled(question, missing[0], language)
