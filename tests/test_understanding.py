@@ -123,6 +123,7 @@ def test_languages_are_recognised() -> None:
     "Wer hat die Kirche von Asinou gestiftet?",
     "¿Quién fundó la iglesia de Asinou?",
     "Chi ha fondato la chiesa di Asinou?",
+    "who founded the church at asinou, according to the records?",
 ])
 def test_the_same_question_in_six_languages_gets_the_same_answer(
         exact: ExactAnswerer, question: str) -> None:
