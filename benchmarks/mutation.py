@@ -384,6 +384,11 @@ MUTANTS: tuple[Mutant, ...] = (
            ("tests/test_readings.py",),
            "exact: 'roger eliot fry photographer' describes Fry instead of asking his "
            "photographer"),
+    Mutant("exact-two-kinds-unread", "llama_index_crm/exact/answerer.py",
+           "        if kinds is not None:  # \"which churches and monasteries are in X\"\n",
+           "        if False:\n",
+           ("tests/test_understanding.py",),
+           "exact: 'churches and monasteries in X' leaves 'monasteries' unexplained"),
     Mutant("serve-labels-as-markup", "llama_index_crm/server/static/app.js",
            "node.textContent = String(text);", "node.innerHTML = String(text);",
            ("tests/test_server_browser.py", "tests/test_server.py"),

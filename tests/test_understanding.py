@@ -544,3 +544,12 @@ def test_an_attribution_of_another_property_is_not_followed() -> None:
     by = engine.compile([Step("property", "P14_carried_out_by")])
     assert sorted(store.take(engine.walk(engine.ids(["ex:prod"]), by).node)) == [
         "ex:donor", "ex:painter"]  # the place assigned as P7 is no actor of P14
+
+
+def test_two_kinds_joined_are_either_kind(exact: ExactAnswerer) -> None:
+    # "churches and monasteries": the members typed as either (the monastery had been the
+    # unexplained word, and the answer came from retrieval)
+    answer = ask(exact, "Which churches and monasteries are in Kalopanagiotis?")
+    assert answer.status == "answered"
+    assert "Monastery of Saint John Lampadistis" in answer.text
+    assert "Church of Saint Heraclidius" in answer.text

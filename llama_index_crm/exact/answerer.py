@@ -210,6 +210,9 @@ class ExactAnswerer(Readings, Comparisons):
         both = self._conjoined(asked, history, language)
         if both is not None:  # "when was X born, and when did she die?"
             return both
+        kinds = self._two_kinds(asked, history, language)
+        if kinds is not None:  # "which churches and monasteries are in X"
+            return kinds
         ties = self._kinds_tied(first.plan) if first.plan is not None else []
         kept = self._settled_by_answer(asked, history, ties, language, None) if ties else None
         if kept is not None:  # "the director of Florine Stettheimer": the exhibition

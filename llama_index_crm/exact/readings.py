@@ -551,6 +551,32 @@ class Readings:
                 out.append((text, ""))
         return out
 
+    def _two_kinds(self, asked: str, history: Sequence[tuple[str, str]],
+                   language: str) -> ExactAnswer | None:
+        """Two kinds the graph types joined by "and" or "or" ("which churches and
+        monasteries are in X"): the question asked of the first, its members of either."""
+        for match in _TWO_KINDS.finditer(asked):
+            first, second = match.group(1), match.group(2)
+            if not (self.executor.graph_types(singularise(fold_name(first))) and
+                    self.executor.graph_types(singularise(fold_name(second)))):
+                continue
+            text = asked[:match.start()] + first + asked[match.end():]
+            one = self._read(text, history, None, language, cover=text)
+            plan = one.plan
+            said = {singularise(fold_name(t)) for t in plan.variables[0].types} \
+                if plan is not None else set()
+            if one.status != "answered" or plan is None or \
+                    singularise(fold_name(first)) not in said:
+                continue
+            var = plan.variables[0]
+            other = singularise(fold_name(second))
+            both = replace(plan, variables=(replace(var, types=(*var.types, other)),
+                                            *plan.variables[1:]), question=asked)
+            answer = self.execute(both)
+            if answer.status == "answered":
+                return replace(answer, text=f"{answer.text} (either {first} or {second})")
+        return None
+
     def _either_way(self, asked: str, first: ExactAnswer, history: Sequence[tuple[str, str]],
                     language: str) -> ExactAnswer:
         """A person's name before "portraits" ("george washington portraits") read both as
@@ -654,6 +680,8 @@ class Readings:
         return out
 
 
+_TWO_KINDS = re.compile(r"\b([a-z]+s)\s+(?:and|or|&)\s+([a-z]+s)\b")
+"""Two plural nouns joined ("churches and monasteries")."""
 PORTRAIT_NOUNS = frozenset({"portrait", "portraits", "likeness", "likenesses"})
 """Nouns that after a person's name may mean the works depicting them or made by them."""
 
