@@ -335,7 +335,7 @@ MUTANTS: tuple[Mutant, ...] = (
            ("tests/test_ranking_spans.py",),
            "exact: 'works given by Ruth Carter Stevenson' not found, her credit lines aside"),
     Mutant("exact-first-name-absent", "llama_index_crm/exact/absence.py",
-           "            (self._first_name(text) if _standing_alone(question, text) else None)\n",
+           "            (self._first_name(text) if standing_alone(question, text) else None)\n",
            "            None\n",
            ("tests/test_understanding.py",),
            "exact: 'Neophytos' not found beside 'Neophytos the Recluse'"),

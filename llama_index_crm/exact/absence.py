@@ -186,7 +186,7 @@ class AbsenceCheck:
             return Proof(text, False, f"“{text}” holds the name “{trimmed}” beside "
                          f"ordinary words")
         close = self.close_name(text, foreign) or self.close_document(text, foreign) or \
-            (self._first_name(text) if _standing_alone(question, text) else None)
+            (self._first_name(text) if standing_alone(question, text) else None)
         if close is not None:
             return Proof(text, False, f"“{text}” is close to “{close}”, found by retrieval",
                          close)
@@ -605,14 +605,14 @@ class AbsenceCheck:
         return None
 
 
-def _standing_alone(question: str, word: str) -> bool:
+def standing_alone(question: str, word: str) -> bool:
     """Whether ``word`` stands in ``question`` as a name of its own: no capitalised word,
     possessive or quote next to it ("Neophytos found his …", not "'Christina's World'",
     "Modern Design", "Twenty Young Sculptors").
 
-    >>> _standing_alone("When did Neophytos found it?", "Neophytos")
+    >>> standing_alone("When did Neophytos found it?", "Neophytos")
     True
-    >>> _standing_alone("Who painted 'Christina's World'?", "Christina")
+    >>> standing_alone("Who painted 'Christina's World'?", "Christina")
     False
     """
     match = re.search(rf"(?<!\w){re.escape(word)}(?!\w)", question)

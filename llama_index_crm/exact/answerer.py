@@ -30,7 +30,13 @@ import numpy as np
 from llama_index.core.llms import LLM
 
 from llama_index_crm.errors import LLMUnavailable
-from llama_index_crm.exact.absence import AbsenceCheck, Proof, capitalised_name, replace_words
+from llama_index_crm.exact.absence import (
+    AbsenceCheck,
+    Proof,
+    capitalised_name,
+    replace_words,
+    standing_alone,
+)
 from llama_index_crm.exact.compare import Comparisons
 from llama_index_crm.exact.empty import EmptyCheck
 from llama_index_crm.exact.endpoint import EndpointExecutor, PlanEndpoint
@@ -448,7 +454,8 @@ class ExactAnswerer(Readings, Comparisons):
         proofs: list[Proof] = [
             Proof(m.text, False, f"“{m.text}” names the institution whose collection this "
                   f"graph is", ordinary=True)  # "does the Center hold": the YCBA
-            if set(fold_name(m.text).split()) <= self.institution else
+            if set(fold_name(m.text).split()) <= self.institution and
+            standing_alone(question, m.text) else
             self.absence.check(m.text, question, self.planner.vocabulary,
                                foreign=language != "en", verbs=self.relation_verbs,
                                elsewhere=m.elsewhere, nouns=self.head_nouns,
