@@ -237,9 +237,14 @@ def release_freed_memory() -> None:
     """Hand memory that Python freed back to the system (glibc keeps it otherwise).
 
     Called between build phases so that a phase's garbage does not stay resident under
-    the next one (unreachable cycles are collected first); ``malloc_trim`` where it exists.
+    the next one (unreachable cycles are collected first); ``malloc_trim`` where it exists,
+    and the unused memory of Arrow's pool (mimalloc or jemalloc keep it otherwise) when
+    Arrow is loaded.
     """
     gc.collect()
+    arrow = sys.modules.get("pyarrow")
+    if arrow is not None:
+        arrow.default_memory_pool().release_unused()
     if not sys.platform.startswith("linux"):
         return
     name = ctypes.util.find_library("c")
