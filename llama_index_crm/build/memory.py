@@ -29,8 +29,10 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
+import functools
 import gc
 import os
 import resource
@@ -247,9 +249,16 @@ def release_freed_memory() -> None:
         arrow.default_memory_pool().release_unused()
     if not sys.platform.startswith("linux"):
         return
-    name = ctypes.util.find_library("c")
+    with contextlib.suppress(OSError, AttributeError):
+        _libc().malloc_trim(0)
+
+
+@functools.cache
+def _libc() -> ctypes.CDLL:
+    """The C library, by its usual name first: ``ctypes.util.find_library`` runs
+    ``ldconfig`` in a child process, a fork of this one that the tree's sampler would count
+    as a second copy of it (a 450 MB build process read as 900 MB for a moment)."""
     try:
-        libc = ctypes.CDLL(name or "libc.so.6")
-        libc.malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
+        return ctypes.CDLL("libc.so.6")
+    except OSError:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
