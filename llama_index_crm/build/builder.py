@@ -31,7 +31,12 @@ import pyarrow.parquet as pq
 from llama_index_crm.build.chaining import CHAIN_THRESHOLD, plan_in_store
 from llama_index_crm.build.documents import DocumentWriter, EntityDocument, KnownFRs
 from llama_index_crm.build.labels import Labeller, local_words
-from llama_index_crm.build.memory import peak_rss_mb, process_peak, release_freed_memory
+from llama_index_crm.build.memory import (
+    peak_rss_mb,
+    process_peak,
+    release_freed_memory,
+    use_lean_arrow_pool,
+)
 from llama_index_crm.build.neighbourhood import Neighbourhood
 from llama_index_crm.build.parts import (
     FR_EDGES_FILE,
@@ -246,6 +251,7 @@ class DocumentBuilder:
             raise ValueError(f"fr_paths must be 'auto', 'sparql' or 'walk', not {fr_paths!r}")
         if fr_paths == "auto":
             fr_paths = _preferred_fr_paths(source)
+        use_lean_arrow_pool()  # this process builds: freed Arrow memory goes back
         self.source = source
         self.work_dir = Path(work_dir)
         self.ontology = ontology or Ontology.default()
