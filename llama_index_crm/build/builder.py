@@ -50,6 +50,7 @@ from llama_index_crm.build.parts import (
     _merge_fr_edges,
     document_lengths,
     document_table,
+    load_store,
     merge_triples,
     read_table_parts,
     write_document_table,
@@ -69,7 +70,6 @@ from llama_index_crm.sources.fr_sparql import (
     Select,
     fr_matches,
 )
-from llama_index_crm.storage import TripleStore
 from llama_index_crm.storage.triple_writer import HashSet, triple_hash
 
 logger = logging.getLogger(__name__)
@@ -560,8 +560,8 @@ class DocumentBuilder:
         del terms, labels, ranks
         release_freed_memory()  # the archive-wide labels, before the store is read
         _merge_fr_edges(self.work_dir / FR_EDGES_FILE, sorted(parts.glob("fredges-*.parquet")))
-        store = TripleStore.load(triples_path)
-        release_freed_memory()  # the archive's columns, read to encode it
+        store = load_store(triples_path)  # a row group at a time
+        release_freed_memory()
         store.write_encoding()  # what loads and updates read instead of encoding it again
         plan = plan_in_store(docs.column("uri").to_pylist(), document_lengths(docs),
                              docs.column("category").to_pylist(), store, self.chain_threshold)

@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 from llama_index_crm.build.chaining import ChainPlan
 from llama_index_crm.build.documents import EntityDocument
 from llama_index_crm.storage.triple_writer import TripleWriter
+from llama_index_crm.storage.triples import TermDictionary, TripleStore
 
 TRIPLES_FILE = "triples.parquet"
 FR_EDGES_FILE = "fr_edges.parquet"
@@ -258,3 +259,58 @@ def merge_triples(path: Path, parts: list[Path], terms: pa.Array, labels: pa.Arr
 def document_lengths(table: pa.Table) -> list[int]:
     """The length of each document's text in characters (``len``), by row."""
     return pc.utf8_length(table.column("text")).to_pylist()
+
+
+def load_store(path: Path) -> TripleStore:
+    """:meth:`TripleStore.load` of an archive, read a row group at a time: the same store
+    (terms, ids, labels), without the whole archive's columns in memory at once.
+
+    First the distinct terms, then each row group's ids and label candidates; a term's
+    label is, as :meth:`TripleStore.load` picks it, the first non-empty one among its rows
+    as subject, then as predicate, then as object (rows in file order), and the candidates
+    are reduced to one per term after each row group.
+    """
+    archive = pq.ParquetFile(path)
+    groups = range(archive.num_row_groups)
+    distinct = pa.array([], pa.large_string())
+    for i in groups:
+        group = archive.read_row_group(i, columns=["s", "p", "o"])
+        found = [pc.unique(group.column(c).combine_chunks()).cast(pa.large_string())
+                 for c in ("s", "p", "o")]
+        distinct = pc.unique(pa.concat_arrays([distinct, *found]))
+    terms = distinct.take(pc.sort_indices(distinct))
+    del distinct
+    ids: list[list[np.ndarray]] = [[], [], []]
+    best = (np.zeros(0, np.int64), np.zeros(0, np.int64), pa.array([], pa.large_string()))
+    start = 0
+    for i in groups:
+        group = archive.read_row_group(i, columns=["s", "s_label", "p", "p_label", "o",
+                                                   "o_label"])
+        keys, ranks, values = [best[0]], [best[1]], [best[2]]
+        for part, (column, label) in enumerate((("s", "s_label"), ("p", "p_label"),
+                                                 ("o", "o_label"))):
+            found = pc.index_in(group.column(column), value_set=terms)
+            term_ids = found.to_numpy(zero_copy_only=False).astype(np.int32)
+            ids[part].append(term_ids)
+            labels = group.column(label).combine_chunks().cast(pa.large_string())
+            rows = np.flatnonzero(pc.not_equal(labels, "").to_numpy(zero_copy_only=False))
+            keys.append(term_ids[rows].astype(np.int64))
+            # earlier parts first, then earlier rows: (part, row) as one rank
+            ranks.append(part * (1 << 40) + start + rows)
+            values.append(labels.take(pa.array(rows)))
+        start += group.num_rows
+        key, rank = np.concatenate(keys), np.concatenate(ranks)
+        order = np.lexsort((rank, key))
+        _, first = np.unique(key[order], return_index=True)
+        keep = order[first]
+        best = (key[keep], rank[keep], pa.concat_arrays(values).take(pa.array(keep)))
+    s, p, o = (np.concatenate(part) if part else np.zeros(0, np.int32) for part in ids)
+    per_term = np.full(len(terms), -1, dtype=np.int64)
+    per_term[best[0]] = np.arange(len(best[0]))
+    store = TripleStore.__new__(TripleStore)
+    store.path = Path(path)
+    store._terms = TermDictionary(terms)  # noqa: SLF001
+    store._labels = best[2].take(pa.array(per_term, mask=per_term < 0))  # noqa: SLF001
+    order = np.lexsort((o, p, s))
+    store._index(s[order], p[order], o[order])  # noqa: SLF001
+    return store
