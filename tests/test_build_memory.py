@@ -219,8 +219,9 @@ def test_the_source_can_be_closed_before_the_merge(tmp_path: Path) -> None:
 
 
 def test_a_build_process_hands_freed_arrow_memory_back(tmp_path: Path) -> None:
-    """A build allocates Arrow memory from jemalloc (mimalloc, pyarrow's default, kept what
-    the finish freed), unless the environment names a pool; the choice holds after it."""
+    """A build's finish allocates Arrow memory from jemalloc (mimalloc, pyarrow's default,
+    kept what the finish freed), unless the environment names a pool; the choice holds
+    after it."""
     import os
 
     import pyarrow as pa

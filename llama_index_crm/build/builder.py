@@ -251,7 +251,6 @@ class DocumentBuilder:
             raise ValueError(f"fr_paths must be 'auto', 'sparql' or 'walk', not {fr_paths!r}")
         if fr_paths == "auto":
             fr_paths = _preferred_fr_paths(source)
-        use_lean_arrow_pool()  # this process builds: freed Arrow memory goes back
         self.source = source
         self.work_dir = Path(work_dir)
         self.ontology = ontology or Ontology.default()
@@ -541,6 +540,7 @@ class DocumentBuilder:
         (:class:`~llama_index_crm.build.parts.FinalDocuments`, a slice at a time by its
         ``batches``): nothing here holds a Python object per document or per triple."""
         start = time.perf_counter()
+        use_lean_arrow_pool()  # from here on, what the finish frees goes back
         parts = self.work_dir / _PARTS
         triples_path = self.work_dir / TRIPLES_FILE
         docs = read_table_parts(sorted(parts.glob("docs-*.parquet")))

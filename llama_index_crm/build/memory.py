@@ -265,19 +265,20 @@ def _libc() -> ctypes.CDLL:
 
 
 LEAN_POOL = "jemalloc"
-"""Arrow's memory pool in a build process (unless ``ARROW_DEFAULT_MEMORY_POOL`` names one):
-jemalloc hands freed memory back to the system, where pyarrow's default, mimalloc, keeps
-much of it. NMWA × 4 (issue 24), the finish phase and docstore on the same parts: 625 MB
-with mimalloc, 467 MB with jemalloc (system malloc: 502 MB)."""
+"""Arrow's memory pool of a build's finish (unless ``ARROW_DEFAULT_MEMORY_POOL`` names
+one): jemalloc hands freed memory back to the system, where pyarrow's default, mimalloc,
+keeps much of it. NMWA × 4 (issue 24), the finish and docstore on the same parts: 625 MB
+with mimalloc, 467 MB with jemalloc (system malloc: 502 MB). The chunk loop's workers
+keep the default."""
 
 
 @functools.cache
 def use_lean_arrow_pool() -> str:
-    """Make jemalloc Arrow's memory pool in this process (once; where this pyarrow has it
-    and the environment names no pool); returns the pool's backend."""
+    """Make :data:`LEAN_POOL` Arrow's memory pool in this process (once; where this pyarrow
+    has it and the environment names no pool); returns the pool's backend."""
     import pyarrow as pa
 
     if not os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):
         with contextlib.suppress(NotImplementedError, AttributeError):
-            pa.set_memory_pool(pa.jemalloc_memory_pool())
+            pa.set_memory_pool(getattr(pa, f"{LEAN_POOL}_memory_pool")())
     return str(pa.default_memory_pool().backend_name)

@@ -2,7 +2,7 @@
 
 Each chunk checkpoints its documents, triples, label candidates and FR edges as small
 Parquet parts. The finish merges them without holding a Python object per document or per
-triple: the documents stay Arrow rows (a few bytes a character), the archive-wide labels
+triple: the documents stay Arrow rows (about the size of their text), the archive-wide labels
 and the triple store live only as long as the step that needs them (and Arrow's memory pool
 is handed back between steps), chaining is decided from the documents' lengths, URIs and
 categories (:class:`~llama_index_crm.build.chaining.ChainPlan`), and the final documents
