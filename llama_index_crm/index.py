@@ -221,7 +221,7 @@ class CrmGraphIndex(GraphData):
                 if own_source:
                     src.close()
             model, manifest = _write_index(
-                work, docs, docstore, stats, description, embed_model=embed_model,
+                work, list(docs), docstore, stats, description, embed_model=embed_model,
                 embed_backend=embed_backend, cache_dir=cache_dir, embed_chars=embed_chars,
                 approximate_above=approximate_above, on_embedded=on_embedded,
                 vector_store=store, out=out,

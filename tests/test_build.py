@@ -292,7 +292,7 @@ def ycba_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[EntityDoc
     folder = tmp_path_factory.mktemp("ycba") / "index"
     with RdfFileSource([YCBA]) as source:
         docs, _ = build_folder(source, folder, workers=2)
-    return docs, folder
+    return list(docs), folder
 
 
 @pytest.fixture(scope="module")

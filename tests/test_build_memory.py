@@ -216,3 +216,25 @@ def test_the_source_can_be_closed_before_the_merge(tmp_path: Path) -> None:
         source.store  # noqa: B018
     assert stats.documents == len(docs) > 100
     assert stats.peak_rss_mb > 0
+
+
+def test_a_build_process_hands_freed_arrow_memory_back(tmp_path: Path) -> None:
+    """A build's finish allocates Arrow memory from jemalloc (mimalloc, pyarrow's default,
+    kept what the finish freed), unless the environment names a pool; the choice holds
+    after it."""
+    import os
+
+    import pyarrow as pa
+
+    from llama_index_crm.build.memory import use_lean_arrow_pool
+
+    try:
+        pa.jemalloc_memory_pool()
+    except NotImplementedError:
+        pytest.skip("this pyarrow is built without jemalloc")
+    if os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):
+        pytest.skip("the environment names Arrow's pool")
+    with RdfFileSource([DEMO]) as source:
+        build_structure(source, tmp_path / "w")
+    assert pa.default_memory_pool().backend_name == "jemalloc"
+    assert use_lean_arrow_pool() == "jemalloc"

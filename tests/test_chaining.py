@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from llama_index_crm.build import EntityDocument
-from llama_index_crm.build.chaining import chain_in_store, chain_thin_documents
+from llama_index_crm.build.chaining import chain_in_store, chain_thin_documents, plan_in_store
 from llama_index_crm.build.folder import build_folder
+from llama_index_crm.build.parts import FinalDocuments, document_lengths, document_table
 from llama_index_crm.rdf import Literal, Triple
 from llama_index_crm.sources import RdfFileSource
 from llama_index_crm.storage import TripleStore
@@ -164,3 +165,25 @@ def test_a_self_loop_counts_once_in_the_degree_of_a_store() -> None:
     assert left[rich] == [thin]
     left = {d.uri: d.chained_from for d in chain_in_store(docs, store, 400, max_degree=2)}
     assert left[other] == [thin] and left[tied] == []  # "other" < "tied"
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_final_documents_made_a_slice_at_a_time_equal_the_chained_list(seed: int) -> None:
+    """A build's documents come back as Arrow rows and a chaining plan
+    (:class:`FinalDocuments`): read in slices of any size, by index or whole, they are
+    the documents :func:`chain_in_store` makes of the same list (texts, chained entities
+    and their order), with members taken from other slices than their receiver's."""
+    docs, triples = _random_graph(seed)
+    store = TripleStore.from_triples(triples)
+    want = chain_in_store(docs, store, 400, max_degree=40)
+    table = document_table(docs)
+    plan = plan_in_store(table.column("uri").to_pylist(), document_lengths(table),
+                         table.column("category").to_pylist(), store, 400, max_degree=40)
+    final = FinalDocuments(table, plan)
+    assert len(final) == len(want) < len(docs)
+    assert list(final) == want and final == want
+    for size in (1, 7, 1000):
+        assert [d for batch in final.batches(size) for d in batch] == want
+    assert final[3] == want[3] and final[-1] == want[-1] and final[2:9] == want[2:9]
+    receivers = [i for i, d in enumerate(want) if d.chained_from]
+    assert receivers and all(final[i].text.count("\n\n") >= 1 for i in receivers)

@@ -301,8 +301,8 @@ def test_a_patched_store_is_the_store_of_the_changed_archive(
 def test_document_table_column_by_column_is_the_table_of_rows() -> None:
     """``document_table`` (made column by column) is the table ``pa.Table.from_pylist``
     makes of one dict per document: empty lists, non-ASCII text, ``named`` False."""
-    from llama_index_crm.build.builder import _DOC_SCHEMA, document_table
     from llama_index_crm.build.documents import EntityDocument
+    from llama_index_crm.build.parts import _DOC_SCHEMA, document_table
 
     docs = [EntityDocument(EX + "a", "Ä", "Thing", ["c1", "c2"], "text\nmore é", [], [],
                            named=False),
@@ -354,7 +354,7 @@ def test_labels_merged_into_reduced_ones_are_the_labels_reduced_whole(seed: int)
     smaller labels; terms new and old, ties, empty labels."""
     import random
 
-    from llama_index_crm.build.builder import reduce_labels
+    from llama_index_crm.build.parts import reduce_labels
     from llama_index_crm.build.update import merged_labels
 
     rng = random.Random(seed)

@@ -40,7 +40,7 @@ def files_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[EntityDo
     out = tmp_path_factory.mktemp("files") / "index"
     with RdfFileSource([DEMO]) as files:
         docs, _ = build_folder(files, out)
-    return docs, out
+    return list(docs), out
 
 
 def _texts(folder: Path) -> dict[str, str]:

@@ -26,14 +26,36 @@ from typing import Literal as TypingLiteral
 from typing import Protocol
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from llama_index_crm.build.chaining import CHAIN_THRESHOLD, chain_in_store
+from llama_index_crm.build.chaining import CHAIN_THRESHOLD, plan_in_store
 from llama_index_crm.build.documents import DocumentWriter, EntityDocument, KnownFRs
 from llama_index_crm.build.labels import Labeller, local_words
-from llama_index_crm.build.memory import peak_rss_mb, process_peak
+from llama_index_crm.build.memory import (
+    peak_rss_mb,
+    process_peak,
+    release_freed_memory,
+    use_lean_arrow_pool,
+)
 from llama_index_crm.build.neighbourhood import Neighbourhood
+from llama_index_crm.build.parts import (
+    FR_EDGES_FILE,
+    LABELS_FILE,
+    TRIPLE_COLUMNS,
+    TRIPLES_FILE,
+    UNCHAINED_FILE,
+    FinalDocuments,
+    _best_labels,
+    _fr_edge_rows,
+    _merge_fr_edges,
+    document_lengths,
+    document_table,
+    load_store,
+    merge_triples,
+    read_table_parts,
+    write_document_table,
+    write_labels,
+)
 from llama_index_crm.build.source_server import SourceServer, serves_workers
 from llama_index_crm.build.traversal import FRWalker
 from llama_index_crm.errors import CrmError, EmptyGraphError, WorkerError
@@ -48,7 +70,6 @@ from llama_index_crm.sources.fr_sparql import (
     Select,
     fr_matches,
 )
-from llama_index_crm.storage import TripleStore, TripleWriter
 from llama_index_crm.storage.triple_writer import HashSet, triple_hash
 
 logger = logging.getLogger(__name__)
@@ -68,34 +89,8 @@ SHOWN_FRS = 5
 """FRs named in the warning about rejected FR path queries."""
 MAX_ROUNDS = 10
 """Fetch rounds per chunk; paths longer than this many hops are cut (none in TR-429 are)."""
-TRIPLES_FILE = "triples.parquet"
-FR_EDGES_FILE = "fr_edges.parquet"
-UNCHAINED_FILE = "unchained.parquet"
-"""The documents as written, before chaining: what an update rewrites and chains again."""
-LABELS_FILE = "labels.parquet"
-"""The archive-wide label of every term (term, label, rank: 0 a document's label, 1 a real
-label, 2 a fallback): what an update starts from."""
-_REDUCE_ROWS = 2_000_000
-"""Label candidates gathered before they are reduced to one per term."""
-TRIPLE_COLUMNS = ("s", "s_label", "p", "p_label", "o", "o_label")
-_FR_EDGE_SCHEMA = pa.schema([("s", pa.string()), ("fr", pa.string()), ("o", pa.string()),
-                             ("direct", pa.bool_()), ("widened_by", pa.string()),
-                             ("via", pa.string())])
 _PARTS = "parts"
 _PROGRESS = "progress.json"
-_DOC_SCHEMA = pa.schema(
-    [
-        ("uri", pa.string()),
-        ("label", pa.string()),
-        ("category", pa.string()),
-        ("classes", pa.list_(pa.string())),
-        ("text", pa.string()),
-        ("satellites", pa.list_(pa.string())),
-        ("named", pa.bool_()),
-    ]
-)
-
-
 @dataclass(slots=True)
 class BuildStats:
     """Figures of one build, printed by ``crm-rag build`` and stored in the manifest."""
@@ -167,125 +162,6 @@ def _worker_chunk(index: int, chunk: list[str]) -> tuple[int, _ChunkCounts]:
         raise _WORKER_ERROR
     assert _WORKER is not None, "worker not initialised"
     return _WORKER.run_chunk(index, chunk)
-
-
-def _fr_edge_rows(docs: list[EntityDocument]) -> pa.Table:
-    """Every FR match of ``docs`` as rows (s, fr, o, direct, widened_by, via): a part of the
-    FR graph behind PageRank."""
-    rows = [(d.uri, e) for d in docs for e in d.fr_edges]
-    return pa.table({
-        "s": pa.array([s for s, _ in rows], pa.string()),
-        "fr": pa.array([e.fr for _, e in rows], pa.string()),
-        "o": pa.array([e.o for _, e in rows], pa.string()),
-        "direct": pa.array([e.direct for _, e in rows], pa.bool_()),
-        "widened_by": pa.array([e.widened_by for _, e in rows], pa.string()),
-        "via": pa.array([e.via for _, e in rows], pa.string()),
-    }, schema=_FR_EDGE_SCHEMA)
-
-
-def _merge_fr_edges(path: Path, parts: list[Path]) -> None:
-    """The FR-edge parts of every chunk as one ``fr_edges.parquet``, part by part."""
-    with pq.ParquetWriter(path, _FR_EDGE_SCHEMA) as writer:
-        for part in parts:
-            writer.write_table(pq.read_table(part, schema=_FR_EDGE_SCHEMA))
-
-
-def _best_labels(parts: list[Path], docs: list[EntityDocument]
-                 ) -> tuple[pa.Array, pa.Array, pa.Array]:
-    """One label per term for the whole archive, whatever chunk a triple came from.
-
-    A chunk names only the nodes it fetched; across chunks the same term may carry its
-    label, a marked fallback or nothing. Each chunk checkpoints the names of the nodes it
-    described (``labels-*.parquet``). Preference: the entity's document label, then a real
-    label, then a fallback, then nothing (ties: the smallest string).
-    """
-    pieces = [pa.table({"term": pa.array([d.uri for d in docs], pa.string()),
-                        "label": pa.array([d.label for d in docs], pa.string()),
-                        "rank": pa.array([0] * len(docs), pa.int8())})]
-    rows = len(docs)
-    for part in parts:
-        pieces.append(pq.read_table(part))
-        rows += pieces[-1].num_rows
-        if rows > _REDUCE_ROWS:  # keep memory bounded by the number of distinct terms
-            pieces = [reduce_labels(pieces)]
-            rows = pieces[0].num_rows
-    best = reduce_labels(pieces)
-    return (best.column("term").combine_chunks(), best.column("label").combine_chunks(),
-            best.column("rank").combine_chunks())
-
-
-def reduce_labels(tables: list[pa.Table]) -> pa.Table:
-    """Label candidates (term, label, rank) reduced to the best per term: the lowest rank,
-    then the smallest label; sorted by term."""
-    merged = pa.concat_tables(tables).sort_by(
-        [("term", "ascending"), ("rank", "ascending"), ("label", "ascending")])
-    best = merged.group_by("term", use_threads=False).aggregate(
-        [("label", "first"), ("rank", "first")])
-    return best.rename_columns(["term", "label", "rank"]).sort_by("term")
-
-
-def write_labels(path: Path, terms: pa.Array, labels: pa.Array, ranks: pa.Array) -> None:
-    """Write the archive-wide labels (``labels.parquet``) atomically."""
-    tmp = path.with_suffix(".tmp")
-    pq.write_table(pa.table({"term": terms.cast(pa.string()), "label": labels.cast(pa.string()),
-                             "rank": ranks.cast(pa.int8())}), tmp)
-    tmp.replace(path)
-
-
-def document_table(docs: list[EntityDocument]) -> pa.Table:
-    """Documents as rows of the parts' schema (no FR edges, no chaining)."""
-    return pa.table({name: pa.array([getattr(d, name) for d in docs], field.type)
-                     for name, field in zip(_DOC_SCHEMA.names, _DOC_SCHEMA, strict=True)},
-                    schema=_DOC_SCHEMA)
-
-
-def write_documents(path: Path, docs: list[EntityDocument]) -> None:
-    """Write documents as written, before chaining (``unchained.parquet``), atomically.
-
-    Without their ``satellites``: that list names the satellites the chunk happened to
-    fetch (a right no document shows is known when its own entity is in the same chunk),
-    so it depends on the chunks, and nothing reads it."""
-    tmp = path.with_suffix(".tmp")
-    table = document_table(docs)
-    index = table.schema.get_field_index("satellites")
-    table = table.set_column(index, "satellites",
-                             pa.array([[] for _ in docs], pa.list_(pa.string())))
-    pq.write_table(table, tmp)
-    tmp.replace(path)
-
-
-def read_documents(path: Path) -> list[EntityDocument]:
-    """Read what :func:`write_documents` wrote."""
-    return documents_of(pq.read_table(path))
-
-
-def documents_of(table: pa.Table) -> list[EntityDocument]:
-    """Documents from rows of the parts' schema (column by column: a dict per row costs
-    twice as much)."""
-    names = [f.name for f in _DOC_SCHEMA]
-    if table.column_names != names:
-        return [EntityDocument(**row) for row in table.to_pylist()]
-    uri, label, category, classes, text, satellites, named = (
-        table.column(n).to_pylist() for n in names)
-    return [EntityDocument(u, lab, c, cl, t, satellites=sat, named=nd)
-            for u, lab, c, cl, t, sat, nd in zip(uri, label, category, classes, text,
-                                                 satellites, named, strict=True)]
-
-
-def fr_edge_rows(docs: list[EntityDocument]) -> pa.Table:
-    """The FR edges of ``docs`` as ``fr_edges.parquet`` rows."""
-    return _fr_edge_rows(docs)
-
-
-def _relabel(table: pa.Table, terms: pa.Array, labels: pa.Array) -> pa.Table:
-    """``table`` with its s_label / o_label columns taken from the archive-wide labels."""
-    s_label = labels.take(pc.index_in(table.column("s"), value_set=terms))
-    is_literal = pc.starts_with(table.column("o"), '"')
-    o_best = labels.take(pc.index_in(table.column("o"), value_set=terms))
-    o_label = pc.if_else(is_literal, table.column("o_label"), pc.fill_null(o_best, ""))
-    table = table.set_column(table.schema.get_field_index("s_label"), "s_label",
-                             pc.fill_null(s_label, ""))
-    return table.set_column(table.schema.get_field_index("o_label"), "o_label", o_label)
 
 
 def _preferred_fr_paths(source: GraphSource) -> FRPaths:
@@ -657,15 +533,18 @@ class DocumentBuilder:
             pq.write_table(tbl, tmp)
             tmp.replace(final)
 
-    def finish(self) -> list[EntityDocument]:
-        """Merge triple parts into ``triples.parquet``, chain thin documents, return them."""
+    def finish(self) -> FinalDocuments:
+        """Merge triple parts into ``triples.parquet``, chain thin documents, return them.
+
+        The documents come back as a sequence made from their rows when read
+        (:class:`~llama_index_crm.build.parts.FinalDocuments`, a slice at a time by its
+        ``batches``): nothing here holds a Python object per document or per triple."""
         start = time.perf_counter()
+        use_lean_arrow_pool()  # from here on, what the finish frees goes back
         parts = self.work_dir / _PARTS
         triples_path = self.work_dir / TRIPLES_FILE
-        docs: list[EntityDocument] = []
-        for part in sorted(parts.glob("docs-*.parquet")):
-            docs.extend(documents_of(pq.read_table(part)))
-        if not docs:
+        docs = read_table_parts(sorted(parts.glob("docs-*.parquet")))
+        if not docs.num_rows:
             raise EmptyGraphError(
                 f"{self.source.describe()}: none of its {self.stats.entities:,} subjects is "
                 "typed with a CIDOC-CRM class that has a fundamental category (Thing, Actor, "
@@ -676,19 +555,19 @@ class DocumentBuilder:
         triple_parts = sorted(parts.glob("triples-*.parquet"))
         terms, labels, ranks = _best_labels(sorted(parts.glob("labels-*.parquet")), docs)
         write_labels(self.work_dir / LABELS_FILE, terms, labels, ranks)
-        write_documents(self.work_dir / UNCHAINED_FILE, docs)
-        with TripleWriter(triples_path) as tw:
-            for part in triple_parts:
-                table = _relabel(pq.read_table(part), terms, labels)
-                tw.write(zip(*(table.column(c).to_pylist() for c in TRIPLE_COLUMNS),
-                             strict=True))
-        self.stats.triples_archived = tw.count
+        write_document_table(self.work_dir / UNCHAINED_FILE, docs)
+        self.stats.triples_archived = merge_triples(triples_path, triple_parts, terms, labels)
+        del terms, labels, ranks
+        release_freed_memory()  # the archive-wide labels, before the store is read
         _merge_fr_edges(self.work_dir / FR_EDGES_FILE, sorted(parts.glob("fredges-*.parquet")))
-        store = TripleStore.load(triples_path)
+        store = load_store(triples_path)  # a row group at a time
+        release_freed_memory()
         store.write_encoding()  # what loads and updates read instead of encoding it again
-        final = chain_in_store(docs, store, self.chain_threshold)
+        plan = plan_in_store(docs.column("uri").to_pylist(), document_lengths(docs),
+                             docs.column("category").to_pylist(), store, self.chain_threshold)
+        final = FinalDocuments(docs, plan)
         self.stats.documents = len(final)
-        self.stats.documents_chained = len(docs) - len(final)
+        self.stats.documents_chained = docs.num_rows - len(final)
         self.stats.seconds = round(self.stats.seconds + time.perf_counter() - start, 3)
         self.stats.peak_rss_mb = round(peak_rss_mb(), 1)
         for part in parts.glob("*.parquet"):

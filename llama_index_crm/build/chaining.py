@@ -8,8 +8,8 @@ the hubs that connect works, people, places and dates.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -28,6 +28,38 @@ people and places questions ask for by name ("who made…", "where…"), whose d
 stay findable on their own however short they are."""
 HUB_DEGREE = 2000
 """Documents of entities with more triples never receive chained documents."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChainPlan:
+    """Which documents are chained into which: decided from their lengths, URIs and
+    categories alone, so that a build can decide it without holding every text.
+
+    ``members`` maps the position of each document that receives others to the positions
+    whose texts make its new text, in order (its own first); ``removed`` holds the
+    positions chained away. Every other document stays as it is.
+    """
+
+    members: dict[int, list[int]]
+    removed: frozenset[int]
+
+    def apply(self, docs: Sequence[EntityDocument]) -> list[EntityDocument]:
+        """The documents left, in their original order (``docs`` are not changed)."""
+        return [self.final(i, docs[i], docs) for i in range(len(docs))
+                if i not in self.removed]
+
+    def final(self, i: int, doc: EntityDocument, docs: Sequence[EntityDocument] | Mapping[
+            int, EntityDocument]) -> EntityDocument:
+        """Document ``i`` (``doc``) as chaining leaves it; ``docs`` gives the documents
+        chained into it by position."""
+        members = self.members.get(i)
+        if members is None:
+            return doc
+        parts = [doc, *(docs[m] for m in members[1:])]
+        chained = list(doc.chained_from)
+        for part in parts[1:]:
+            chained += [part.uri, *part.chained_from]
+        return replace(doc, text="\n\n".join(d.text for d in parts), chained_from=chained)
 
 
 def chain_thin_documents(
@@ -58,15 +90,16 @@ def chain_thin_documents(
     Returns:
         The remaining documents, in their original order.
     """
-    index = {d.uri: i for i, d in enumerate(docs)}
-    thin = _thin(docs, threshold, keep)
+    uris, lengths = [d.uri for d in docs], [len(d.text) for d in docs]
+    index = {u: i for i, u in enumerate(uris)}
+    thin = thin_positions(uris, lengths, [d.category for d in docs], threshold, keep)
     candidates = []
     for t in thin:
-        found = [index[n] for n in neighbours(docs[t].uri)
-                 if n in index and n != docs[t].uri
+        found = [index[n] for n in neighbours(uris[t])
+                 if n in index and n != uris[t]
                  and (degree is None or degree(n) <= max_degree)]
         candidates.append(found)
-    return _chain(docs, thin, candidates)
+    return plan_chains(uris, lengths, thin, candidates).apply(docs)
 
 
 def chain_in_store(
@@ -79,10 +112,27 @@ def chain_in_store(
     """:func:`chain_thin_documents` with the neighbours and degrees of ``store``, found
     for every thin document at once (vectorised) rather than one look-up at a time: the
     same documents."""
-    thin = _thin(docs, threshold, keep)
+    uris, lengths = [d.uri for d in docs], [len(d.text) for d in docs]
+    plan = plan_in_store(uris, lengths, [d.category for d in docs], store, threshold, keep,
+                         max_degree)
+    return plan.apply(docs)
+
+
+def plan_in_store(
+    uris: Sequence[str],
+    lengths: Sequence[int],
+    categories: Sequence[str],
+    store: TripleStore,
+    threshold: int = CHAIN_THRESHOLD,
+    keep: frozenset[str] = KEEP_CATEGORIES,
+    max_degree: int = HUB_DEGREE,
+) -> ChainPlan:
+    """The :class:`ChainPlan` of documents given by their URIs, text lengths and
+    categories (by position), with the neighbours and degrees of ``store``."""
+    thin = thin_positions(uris, lengths, categories, threshold, keep)
     if not thin:
-        return list(docs)
-    doc_ids = store.ids_of(pa.array([d.uri for d in docs], pa.large_string()))
+        return ChainPlan({}, frozenset())
+    doc_ids = store.ids_of(pa.array(uris, pa.large_string()))
     doc_of = np.full(store.terms + 1, -1, dtype=np.int64)  # [-1]: not a term
     present = doc_ids >= 0
     doc_of[doc_ids[present]] = np.flatnonzero(present)
@@ -102,35 +152,31 @@ def chain_in_store(
     cut = np.searchsorted(pairs[:, 0], np.arange(len(thin) + 1))
     found = doc_of[pairs[:, 1]].tolist()
     candidates = [found[cut[i]:cut[i + 1]] for i in range(len(thin))]
-    return _chain(docs, thin, candidates)
+    return plan_chains(uris, lengths, thin, candidates)
 
 
-def _thin(docs: list[EntityDocument], threshold: int, keep: frozenset[str]) -> list[int]:
+def thin_positions(uris: Sequence[str], lengths: Sequence[int], categories: Sequence[str],
+                   threshold: int, keep: frozenset[str]) -> list[int]:
     """Positions of the thin documents, in the order they are chained."""
-    return sorted((i for i, d in enumerate(docs)
-                   if len(d.text) < threshold and d.category not in keep),
-                  key=lambda i: (len(docs[i].text), docs[i].uri))
+    return sorted((i for i in range(len(uris))
+                   if lengths[i] < threshold and categories[i] not in keep),
+                  key=lambda i: (lengths[i], uris[i]))
 
 
-def _chain(docs: list[EntityDocument], thin: list[int], candidates: list[list[int]]
-           ) -> list[EntityDocument]:
+def plan_chains(uris: Sequence[str], lengths: Sequence[int], thin: list[int],
+                candidates: list[list[int]]) -> ChainPlan:
     """Chain ``thin`` (positions, in order) each into its richest candidate left."""
     removed: set[int] = set()
-    text: dict[int, str] = {}
-    chained: dict[int, list[str]] = {}
+    members: dict[int, list[int]] = {}
     for t, found in zip(thin, candidates, strict=True):
         best = -1
         for n in found:
             if n in removed:
                 continue
-            if best < 0 or (len(docs[n].text), docs[best].uri) > (len(docs[best].text),
-                                                                   docs[n].uri):
+            if best < 0 or (lengths[n], uris[best]) > (lengths[best], uris[n]):
                 best = n
         if best < 0:
             continue
-        text[best] = f"{text.get(best, docs[best].text)}\n\n{text.get(t, docs[t].text)}"
-        chained[best] = [*chained.get(best, docs[best].chained_from), docs[t].uri,
-                         *chained.get(t, docs[t].chained_from)]
+        members[best] = [*members.get(best, [best]), *members.pop(t, [t])]
         removed.add(t)
-    return [replace(d, text=text[i], chained_from=chained[i]) if i in text else d
-            for i, d in enumerate(docs) if i not in removed]
+    return ChainPlan(members, frozenset(removed))

@@ -24,8 +24,8 @@ from llama_index_crm.build.builder import (
     DocumentBuilder,
     FRPaths,
 )
-from llama_index_crm.build.documents import EntityDocument
 from llama_index_crm.build.memory import release_freed_memory
+from llama_index_crm.build.parts import FinalDocuments
 from llama_index_crm.build.reader import to_document
 from llama_index_crm.errors import EmptyGraphError, SourceError
 from llama_index_crm.ontology.config_dir import find_config_dir
@@ -132,7 +132,7 @@ def build_structure(
     fr_paths: FRPaths = DEFAULT_FR_PATHS,
     close_source: bool = False,
     engine: ChunkEngine | None = None,
-) -> tuple[list[EntityDocument], CrmDocumentStore, BuildStats]:
+) -> tuple[FinalDocuments, CrmDocumentStore, BuildStats]:
     """Documents, triple archive and docstore of ``source``, written into ``work``.
 
     On failure ``work`` is removed when there is nothing to resume (an empty graph), and
@@ -161,7 +161,8 @@ def build_structure(
         raise
     builder.stats.rejected_statements = write_rejections(work, source)
     docstore = CrmDocumentStore(triple_store=builder.triple_store)
-    docstore.add_documents([to_document(d) for d in docs])
+    for batch in docs.batches():  # a slice of the documents at a time
+        docstore.add_documents([to_document(d) for d in batch])
     docstore.persist(str(work))
     return docs, docstore, builder.stats
 
@@ -202,7 +203,7 @@ def build_folder(
     fr_paths: FRPaths = DEFAULT_FR_PATHS,
     close_source: bool = False,
     engine: ChunkEngine | None = None,
-) -> tuple[list[EntityDocument], BuildStats]:
+) -> tuple[FinalDocuments, BuildStats]:
     """Build ``source`` into ``out_dir`` atomically (see the module docstring).
 
     The work happens in a temporary sibling folder that replaces ``out_dir`` only once

@@ -127,7 +127,7 @@ class CidocCrmReader(BasePydanticReader):
             )
             for _ in builder.run(resume=resume, workers=self.workers):
                 pass
-            docs = builder.finish()
+            docs = list(builder.finish())
         finally:
             source.close()
         self._triple_store = builder.triple_store

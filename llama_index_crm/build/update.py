@@ -27,15 +27,18 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from llama_index_crm.build.affected import Affected, ReverseWalker, affected_entities
-from llama_index_crm.build.builder import (
+from llama_index_crm.build.builder import UPDATE_CHUNK_SIZE, BuildStats, DocumentBuilder
+from llama_index_crm.build.chaining import CHAIN_THRESHOLD, chain_in_store
+from llama_index_crm.build.delta import DeltaSource, GraphDelta
+from llama_index_crm.build.documents import EntityDocument, KnownFRs
+from llama_index_crm.build.labels import Labeller, local_words
+from llama_index_crm.build.neighbourhood import Neighbourhood
+from llama_index_crm.build.parts import (
     FR_EDGES_FILE,
     LABELS_FILE,
     TRIPLE_COLUMNS,
     TRIPLES_FILE,
     UNCHAINED_FILE,
-    UPDATE_CHUNK_SIZE,
-    BuildStats,
-    DocumentBuilder,
     _relabel,
     fr_edge_rows,
     read_documents,
@@ -43,11 +46,6 @@ from llama_index_crm.build.builder import (
     write_documents,
     write_labels,
 )
-from llama_index_crm.build.chaining import CHAIN_THRESHOLD, chain_in_store
-from llama_index_crm.build.delta import DeltaSource, GraphDelta
-from llama_index_crm.build.documents import EntityDocument, KnownFRs
-from llama_index_crm.build.labels import Labeller, local_words
-from llama_index_crm.build.neighbourhood import Neighbourhood
 from llama_index_crm.build.reader import to_document
 from llama_index_crm.errors import IndexFormatError
 from llama_index_crm.ontology import Ontology
