@@ -540,9 +540,13 @@ class Executor(Ranking, ValueFilters):
                     singularise(w) for w in fold_name(self.label(n)).split()}}
                 self._notes.append(f"{UNTYPED_EVENTS}: only those named "
                                    f"“{'/'.join(types)}” are kept")
-            elif members and var.category == "Thing" and self.known_types:
+            elif members and var.category == "Thing" and self.known_types and any(
+                    isinstance(link.target, Anchor) and link.relation == "created-by"
+                    for link in var.links):
                 # "Ada Finch's sculptures" in a graph that types works, none of hers: no
-                # type says what they are (unless a medium statement does)
+                # type says what they are (unless a medium statement does); works asked
+                # by what they show stay unchecked ("paintings of Christ": the wall
+                # paintings' scenes carry no type)
                 members = self._stated_type(members, {}, types)
                 if not members:
                     self._notes.append(f"none of them has a type recorded, and no medium "
