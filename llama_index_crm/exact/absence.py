@@ -34,6 +34,8 @@ from typing import TYPE_CHECKING
 
 from llama_index_crm.exact.crosslingual import CrossLingualNames, inflected, romanised, sound_key
 from llama_index_crm.exact.language import common_words
+from llama_index_crm.exact.name_span import agrees, name_span
+from llama_index_crm.exact.name_span import find_words as _find
 from llama_index_crm.exact.parse_words import THING_TYPE_WORDS
 from llama_index_crm.exact.statements import stated_texts, stating
 from llama_index_crm.query.conversation import quoted_titles
@@ -89,11 +91,13 @@ RARE_WORD_RATIO = 70
 MIN_NAME = 3
 """Letters a lone word needs to be read as a name ("se", "s" are not)."""
 MIN_WORD = 5
+"""Letters a single word needs for that comparison."""
 FIRST_NAME_KEYS = 50
 """Names looked at after a first name for one of a person (the rest are of works)."""
-"""Letters a single word needs for that comparison."""
 RETRIEVED = 10
 """Documents of each channel whose labels are compared."""
+SPAN_NAMES = 20
+"""Names looked up to find one that holds a whole name read with a word spelt otherwise."""
 ADVERB = re.compile(r"^[a-z]{4,}ly$")
 """An adverb in lower case ("originally", "recently"): no name after a preposition."""
 _WORD = re.compile(r"[^\W_][\w'’\-]*", re.UNICODE)
@@ -170,7 +174,9 @@ class AbsenceCheck:
             window = _window(question, text, whole)
             return Proof(window, False, f"“{text}” is part of the name “{whole}”, which the "
                          f"question holds", whole if window != whole else None, named=True)
-        named = next((c for c in elsewhere if c.how in EXISTING), None)
+        span = name_span(question, text)  # "Starry" of "The Starry Night"
+        named = next((c for c in elsewhere if c.how in EXISTING
+                      and (span is None or agrees(span, c.name))), None)
         if named is not None:  # "Mowgli in the Jungle was painted by?": the work is there
             return Proof(text, False, f"“{text}” names a {named.category.lower()} of the "
                          f"graph, not the kind the reading expected", named=True)
@@ -187,6 +193,9 @@ class AbsenceCheck:
                          f"ordinary words")
         close = self.close_name(text, foreign) or self.close_document(text, foreign) or \
             (self._first_name(text) if standing_alone(question, text) else None)
+        if close is not None and span is not None and not self._agreeing(span, text, close):
+            # "Starry" is close to "Starr", and no name of the graph holds "The Starry Night"
+            close = None
         if close is not None:
             return Proof(text, False, f"“{text}” is close to “{close}”, found by retrieval",
                          close)
@@ -197,7 +206,7 @@ class AbsenceCheck:
                              f"name in another language", named_so)
             near = [k for k in (self.crosslingual.candidates(text, strict=True)
                                 if _latin_words(text) else [])
-                    if self._all_rare_words(text, self.crosslingual.shown(k))
+                    if self._all_rare_words(span or text, self.crosslingual.shown(k))
                     and self._of_kind(k, expected)
                     and not (_person_shaped(text)
                              and not _every_word_near(text, self.crosslingual.shown(k)))]
@@ -226,7 +235,15 @@ class AbsenceCheck:
             if spelt and (len(spelt) == len(longs) or not all(map(self._personal, spelt))):
                 return Proof(text, False, f"“{text}” may be spelt “{' '.join(spelt)}” in the "
                                           f"graph")
-        return self._unstated(text)
+        return self._unstated(span or text)
+
+    def _agreeing(self, span: str, text: str, close: str) -> bool:
+        """Whether a name of the graph holds the whole name ``span`` once ``text`` is read as
+        ``close`` (a word or a name near it)."""
+        if agrees(span, close) or self.names is None:
+            return True
+        respelt = replace_words(span, text, close)
+        return any(agrees(respelt, c.name) for c in self.names.lookup(respelt)[:SPAN_NAMES])
 
     def _spelt_so(self, word: str) -> str | None:
         """A word of the graph's names that ``word`` may be in another spelling: the same
@@ -747,19 +764,6 @@ def replace_words(question: str, text: str, new: str) -> str:
         if keys[i:i + n] == words:
             return question[:spans[i][0]] + new + question[spans[i + n - 1][1]:]
     return re.sub(re.escape(text), new, question, count=1, flags=re.IGNORECASE)
-
-
-def _find(keys: Sequence[str], words: Sequence[str]) -> int | None:
-    n = len(words)
-    joined = " ".join(words)
-    for i in range(len(keys)):
-        if " ".join(k for k in keys[i:i + n] if k) == joined:
-            return i
-    for i in range(len(keys)):  # "o'keeffe" folds to one word, typed as two
-        for j in range(i + 1, min(len(keys), i + 2 * n) + 1):
-            if fold_name(" ".join(keys[i:j])) == joined:
-                return i
-    return None
 
 
 def _in_sorted(words: Sequence[str], word: str) -> bool:

@@ -463,6 +463,13 @@ class ExactAnswerer(Readings, Comparisons):
                                expected=m.expected)
             for m in missing]
         unproven = [p for p in proofs if not p.proven]
+        # a word proven absent as part of a longer name is reported as that name
+        # ("Starry" of "The Starry Night"), once
+        pairs = {(fold_name(p.text) if p.proven else f"{i}"): (
+            replace(m, text=p.text) if p.proven else m, p)
+            for i, (m, p) in enumerate(zip(missing, proofs, strict=True))}
+        missing = [m for m, _ in pairs.values()]
+        proofs = [p for _, p in pairs.values()]
         if len(missing) == 1:
             titled = self._titled(question, missing[0], language)
             if titled is not None:  # "Lewis Hine's pictures of the Dallas Cotton Mill"
