@@ -68,6 +68,8 @@ CLOSE_WORD_RATIO = 80
 """The same for one typed word against one word of a label."""
 CLOSE_FOREIGN_RATIO = 85
 """The same for each word of a name in a translated question ("Nikosia", "Nicosia")."""
+PLACE_CUES = frozenset({"in", "at", "near"})
+"""English words (of a translated question) before which a capitalised word names a place."""
 CAPITALISED_NOUNS = frozenset({"de"})
 """Languages that write every noun with a capital: one capitalised word is no sign of a name."""
 PARTICIPLE = re.compile(r"(?:ed|made|built|drawn|taken|done|written|shot|cast|born)$")
@@ -164,7 +166,7 @@ class AbsenceCheck:
             return Proof(text, False, f"“{text}” is the noun the question counts, not a name",
                          ordinary=True)
         if not self.name_shaped(text, question, vocabulary, foreign=foreign, verbs=verbs,
-                                language=language):
+                                language=language, nouns=nouns):
             continued = self._continued_proof(text, question)  # "de saint Néophyte"
             return continued or Proof(text, False, f"“{text}” is not a name (an ordinary "
                                                    f"word)", ordinary=True)
@@ -232,10 +234,20 @@ class AbsenceCheck:
                         _every_word_near(text, c.name) for c in self.names.lookup(text)):
                 # "Eva Hesse": an "Eva" and a "Hess" in the graph, no one named both
                 return self._unstated(text)
+            if spelt and _person_shaped(text) and self._unknown_word(text.split()[-1]):
+                # "Tomas Ekwall": a "Thomas" in the graph, and no name spelt near "Ekwall"
+                return self._unstated(text)
             if spelt and (len(spelt) == len(longs) or not all(map(self._personal, spelt))):
                 return Proof(text, False, f"“{text}” may be spelt “{' '.join(spelt)}” in the "
                                           f"graph")
         return self._unstated(span or text)
+
+    def _unknown_word(self, word: str) -> bool:
+        """Whether no name of the graph holds ``word`` or a spelling near it (a surname)."""
+        folded = fold_name(word)
+        return self.names is not None and len(folded) >= MIN_WORD and \
+            not _in_sorted(self.names.vocabulary, folded) and \
+            self.close_name(folded, True) is None
 
     def _agreeing(self, span: str, text: str, close: str) -> bool:
         """Whether a name of the graph holds the whole name ``span`` once ``text`` is read as
@@ -510,8 +522,10 @@ class AbsenceCheck:
     def name_shaped(self, text: str, question: str,
                     vocabulary: frozenset[str] | set[str] = frozenset(), *,
                     foreign: bool = False, verbs: frozenset[str] = frozenset(),
-                    language: str = "en") -> bool:
-        """Whether ``text`` stands in ``question`` as a name would."""
+                    language: str = "en", nouns: frozenset[str] = frozenset()) -> bool:
+        """Whether ``text`` stands in ``question`` as a name would (``nouns``: the class
+        nouns of the planner, after which a capitalised word names one: "the monastery
+        Kykkos")."""
         folded = fold_name(text).split()
         if not folded or len(folded) == 1 and len(folded[0]) < MIN_NAME:
             return False
@@ -537,8 +551,12 @@ class AbsenceCheck:
                 and (start < 2 or keys[start - 2] not in STRONG_CUES):
             # one ordinary word after an article ("does the center hold"): a common noun
             return False
-        if language in CAPITALISED_NOUNS and len(span) == 1 and before_cue(keys, start) is None:
-            # German writes every noun with a capital ("Wie viele Aquarelle …")
+        if language in CAPITALISED_NOUNS and len(span) == 1 and before_cue(keys, start) is None \
+                and not (start > 0 and (keys[start - 1] in PLACE_CUES or
+                                        singularise(keys[start - 1]) in nouns)):
+            # German writes every noun with a capital ("Wie viele Aquarelle …"); one the
+            # lexicon turned into English stands before a name ("das Kloster Kykkos": "the
+            # monastery Kykkos"), as does "in" ("in Kiti")
             return False
         # in a question typed in title case or capitals, capitals say nothing
         capitals = len(tokens) < 3 or sum(t[:1].isupper() for t in tokens) < 0.8 * len(tokens)

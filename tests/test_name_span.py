@@ -1,0 +1,69 @@
+"""A word missing inside a longer name is judged with the whole name (exact/name_span.py):
+"Starry" is one letter from "Ringo Starr", and the graph still has no "The Starry Night";
+a near spelling only keeps a name from being proven absent when a name of the graph holds
+all of it ("Beatrix Fenton" is read as Beatrice Fenton, "Beatrix Potter" is absent).
+Fixture: tests/data/namespans.ttl."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from answerers import DATA, built
+
+from llama_index_crm.exact.answerer import ExactAnswerer
+from llama_index_crm.exact.name_span import agrees, name_span
+
+
+@pytest.fixture(scope="module")
+def names(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> ExactAnswerer:
+    return built(tmp_path_factory, "namespans", DATA / "namespans.ttl")
+
+
+def test_the_name_a_word_stands_in() -> None:
+    assert name_span("Who painted The Starry Night?", "Starry") == "The Starry Night"
+    assert name_span("Where is Van Gogh's The Starry Night?", "Starry") == "The Starry Night"
+    assert name_span("Who painted the Girl with a Pearl Earring?", "Earring") == \
+        "Girl with a Pearl Earring"
+    assert name_span("artists in 'Magiciens de la Terre'", "Magiciens") == \
+        "Magiciens de la Terre"
+    assert name_span("Where is Van Gogh's The Starry Night?", "Van Gogh") is None
+    assert name_span("Who Painted The Starry Night", "Starry") is None  # title case
+
+
+def test_a_name_agrees_only_when_it_holds_every_word() -> None:
+    assert not agrees("Beatrix Potter", "John Potter")
+    assert agrees("Beatrix Fenton", "Beatrice Fenton")
+    assert agrees("The Elk of Vermilion Pass", "Elk of Vermillion Pass")
+
+
+def test_a_title_sharing_one_word_with_a_work_is_absent(names: ExactAnswerer) -> None:
+    answer = names.answer("Who painted The Starry Night?")
+    assert answer.status == "not_found" and "“The Starry Night”" in answer.text
+    assert names.answer("Where is Van Gogh's The Starry Night?").status == "not_found"
+    pearl = names.answer("Who painted the Girl with a Pearl Earring?")
+    assert pearl.status == "not_found"  # the graph's term "Earring" is not that name
+    control = names.answer("Who painted Night?")
+    assert control.status == "answered" and "Will Barnet" in control.text
+
+
+def test_a_person_sharing_a_surname_is_not_the_person_asked(names: ExactAnswerer) -> None:
+    answer = names.answer("When was Beatrix Potter born?")
+    assert answer.status == "not_found" and "“Beatrix Potter”" in answer.text
+    misspelt = names.answer("When was Beatrix Fenton born?")
+    assert misspelt.status == "answered" and "1887" in misspelt.text
+
+
+def test_a_foreign_question_names_a_person_by_an_unknown_surname(names: ExactAnswerer) -> None:
+    answer = names.answer("Quali opere di Tomas Ekwall possiede il museo?")
+    assert answer.status == "not_found"  # a "Thomas" in the graph, no name near "Ekwall"
+    known = names.answer("¿Dónde nació Federico Remington?")
+    assert known.status == "answered" and "Canton" in known.text
+
+
+def test_a_capitalised_german_word_after_a_class_noun_or_in_is_a_name(
+        names: ExactAnswerer) -> None:
+    assert names.answer("Wer hat die Kirche Kykkos gebaut?").status == "not_found"
+    assert names.answer("Welche Kirchen gibt es in Kiti?").status == "not_found"
+    found = names.answer("Welche Kirchen gibt es in Kakopetria?")
+    assert found.status == "answered" and "Saint Nicholas" in found.text
