@@ -29,6 +29,11 @@ def test_the_name_a_word_stands_in() -> None:
         "Magiciens de la Terre"
     assert name_span("Where is Van Gogh's The Starry Night?", "Van Gogh") is None
     assert name_span("Who Painted The Starry Night", "Starry") is None  # title case
+    # words in lower case stand in no capitalised name; "à" is no English "a"
+    assert name_span("Who sculpted the bronze of Martin Luther King Jr. in 1970?",
+                     "the bronze") is None
+    assert name_span("De quand datent les peintures d'Agios Sozomenos à Galata ?",
+                     "Agios Sozomenos") is None
 
 
 def test_a_name_agrees_only_when_it_holds_every_word() -> None:

@@ -179,6 +179,7 @@ class AbsenceCheck:
         span = name_span(question, text)  # "Starry" of "The Starry Night"
         named = next((c for c in elsewhere if c.how in EXISTING
                       and (span is None or agrees(span, c.name))), None)
+        widened = named is None and any(c.how in EXISTING for c in elsewhere)
         if named is not None:  # "Mowgli in the Jungle was painted by?": the work is there
             return Proof(text, False, f"“{text}” names a {named.category.lower()} of the "
                          f"graph, not the kind the reading expected", named=True)
@@ -197,7 +198,7 @@ class AbsenceCheck:
             (self._first_name(text) if standing_alone(question, text) else None)
         if close is not None and span is not None and not self._agreeing(span, text, close):
             # "Starry" is close to "Starr", and no name of the graph holds "The Starry Night"
-            close = None
+            close, widened = None, True
         if close is not None:
             return Proof(text, False, f"“{text}” is close to “{close}”, found by retrieval",
                          close)
@@ -240,7 +241,7 @@ class AbsenceCheck:
             if spelt and (len(spelt) == len(longs) or not all(map(self._personal, spelt))):
                 return Proof(text, False, f"“{text}” may be spelt “{' '.join(spelt)}” in the "
                                           f"graph")
-        return self._unstated(span or text)
+        return self._unstated(span if widened and span else text)
 
     def _unknown_word(self, word: str) -> bool:
         """Whether no name of the graph holds ``word`` or a spelling near it (a surname)."""

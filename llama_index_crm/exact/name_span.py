@@ -65,13 +65,16 @@ def name_span(question: str, text: str) -> str | None:
     start = find_words(keys, words) if words else None
     if start is None or len(tokens) < 3:
         return None
+    small = [t.group().lower() in SPAN_JOINERS for t in tokens]  # "à" is no "a"
     capital = [t.group()[:1].isupper() for t in tokens]
-    if not any(t.group().islower() and k not in SPAN_JOINERS
-               for t, k in zip(tokens, keys, strict=True)):
+    if not any(t.group().islower() and not j for t, j in zip(tokens, small, strict=True)):
         return None  # typed in title case or capitals: capitals say nothing
     end = start
     while end + 1 < len(tokens) and fold_name(" ".join(keys[start:end + 1])) != folded:
         end += 1
+
+    if not any(capital[i] for i in range(max(start, 1), end + 1)):
+        return None  # "the bronze of Martin Luther King": words in lower case are no name's
 
     def owned(i: int) -> bool:  # "Van Gogh's": a possessive ends a name
         return bool(_POSSESSIVE.search(tokens[i].group())) and len(tokens[i].group()) > 2
@@ -84,8 +87,8 @@ def name_span(question: str, text: str) -> str | None:
     while i >= 1:
         if named(i):
             first = i
-        elif not (keys[i] in SPAN_JOINERS and any(named(j) for j in range(
-                max(i - 2, 1), i) if all(keys[k] in SPAN_JOINERS for k in range(j + 1, i + 1)))):
+        elif not (small[i] and any(named(j) for j in range(max(i - 2, 1), i)
+                                   if all(small[k] for k in range(j + 1, i + 1)))):
             break
         i -= 1
     last = end
@@ -93,9 +96,8 @@ def name_span(question: str, text: str) -> str | None:
     while i < len(tokens) and not owned(last):
         if capital[i]:
             last = i
-        elif not (keys[i] in SPAN_JOINERS and any(capital[j] for j in range(
-                i + 1, min(i + 3, len(tokens))) if all(
-                    keys[k] in SPAN_JOINERS for k in range(i, j)))):
+        elif not (small[i] and any(capital[j] for j in range(i + 1, min(i + 3, len(tokens)))
+                                   if all(small[k] for k in range(i, j)))):
             break
         i += 1
     if first == start and last == end:
