@@ -72,3 +72,29 @@ def test_a_capitalised_german_word_after_a_class_noun_or_in_is_a_name(
     assert names.answer("Welche Kirchen gibt es in Kiti?").status == "not_found"
     found = names.answer("Welche Kirchen gibt es in Kakopetria?")
     assert found.status == "answered" and "Saint Nicholas" in found.text
+
+
+def test_slips_of_ordinary_words_are_no_names(names: ExactAnswerer) -> None:
+    listed = names.answer("can you lsit Will Barnet's works")
+    assert listed.status == "answered" and "“Night”" in listed.text
+    assert names.answer("how many works are ther by Ringo Starr").status != "not_found"
+    assert names.answer("pls list the works of Will Barnet").status == "answered"
+    counted = names.answer("how many paintigns by Will Barnet")
+    assert counted.status == "answered" and counted.count == 1
+    # a noun read one key away that finds nothing proves nothing
+    assert names.answer("how many paintigns by Ringo Starr").status == "retrieval_only"
+
+
+def test_what_a_plan_cannot_say_is_left_unexplained(names: ExactAnswerer) -> None:
+    mirrored = names.answer("how many works did Will Barnet make of himself")
+    assert mirrored.status == "retrieval_only" and mirrored.count is None
+    earliest = names.answer("What is the earliest Frederic Remington work?")
+    assert earliest.status == "answered" and "“The Bronco Buster”" in earliest.text
+    assert "“The Rattlesnake”" not in earliest.text
+
+
+def test_a_question_word_is_answered_by_the_plans_answer(names: ExactAnswerer) -> None:
+    answer = names.answer("Frederic Remington was born where?")
+    assert answer.status == "answered" and "Canton" in answer.text
+    answer = names.answer("the maker of The Bronco Buster was born where?")
+    assert answer.status == "answered" and "Canton" in answer.text

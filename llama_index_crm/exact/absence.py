@@ -98,6 +98,8 @@ FIRST_NAME_KEYS = 50
 """Names looked at after a first name for one of a person (the rest are of works)."""
 RETRIEVED = 10
 """Documents of each channel whose labels are compared."""
+SLIP_LETTERS = 4
+"""Letters a planner's word needs for a one-key slip of it to be read as it ("ther")."""
 SPAN_NAMES = 20
 """Names looked up to find one that holds a whole name read with a word spelt otherwise."""
 ADVERB = re.compile(r"^[a-z]{4,}ly$")
@@ -190,7 +192,7 @@ class AbsenceCheck:
         continued = self._continued_proof(text, question)
         if continued is not None:  # "the Enkleistra di San Neofito", "… of St Neophytos"
             return continued
-        trimmed = self.trimmed(text, question)
+        trimmed = self.trimmed(text, question, vocabulary)
         if trimmed is not None:  # "times moynihan": an ordinary word stuck to a name
             return Proof(text, False, f"“{text}” holds the name “{trimmed}” beside "
                          f"ordinary words")
@@ -427,9 +429,11 @@ class AbsenceCheck:
                 return name
         return None
 
-    def trimmed(self, text: str, question: str) -> str | None:
+    def trimmed(self, text: str, question: str,
+                vocabulary: frozenset[str] | set[str] = frozenset()) -> str | None:
         """``text`` without ordinary words in lower case at its edges, when what is left
-        names a node ("number of times moynihan was portrayed" → "moynihan")."""
+        names a node ("number of times moynihan was portrayed" → "moynihan"; "can you lsit
+        Paul Colin's works": a slip of "list")."""
         if self.names is None:
             return None
         tokens = [m.group() for m in _WORD.finditer(question)]
@@ -443,7 +447,8 @@ class AbsenceCheck:
             return None
 
         def ordinary(i: int) -> bool:
-            return typed[i].islower() and words[i] in self.common
+            return typed[i].islower() and (words[i] in self.common or
+                                           self.slip(words[i], vocabulary) is not None)
 
         first, last = 0, len(words)
         while first < last and ordinary(first):
@@ -454,6 +459,18 @@ class AbsenceCheck:
             return None
         rest = " ".join(typed[first:last])
         return rest if self.names.lookup(rest, fuzzy=False) else None
+
+    def slip(self, word: str, vocabulary: frozenset[str] | set[str]) -> str | None:
+        """The word of the planner's ``vocabulary`` that ``word`` (typed in lower case, no
+        word of the graph's names nor a common word) is one slip of a key away from ("ther"
+        for "there", "lsit" for "list"), or None: a typing slip is no name."""
+        from rapidfuzz.distance import OSA
+
+        if len(word) < MIN_NAME or word in self.common or word in vocabulary or \
+                self.names is not None and _in_sorted(self.names.vocabulary, word):
+            return None
+        return next((v for v in sorted(vocabulary) if len(v) >= SLIP_LETTERS and
+                     abs(len(v) - len(word)) <= 1 and OSA.distance(word, v) == 1), None)
 
     @staticmethod
     def modifier(text: str, question: str, nouns: frozenset[str],
@@ -540,6 +557,8 @@ class AbsenceCheck:
                                        and len(w) > 2 for w in folded)
         span = tokens[start:start + len(folded)]
         first = start == 0
+        if len(span) == 1 and span[0].islower() and self.slip(folded[0], vocabulary):
+            return False  # "how many posters are ther": a slip of "there"
         if foreign and (not any(t[:1].isupper() for t in span) or first and len(span) == 1
                         or any(t.islower() and len(t) > 3 for t in span)):
             # names are written with capitals in every language with a lexicon: a word in

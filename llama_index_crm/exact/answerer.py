@@ -225,6 +225,7 @@ class ExactAnswerer(Readings, Comparisons):
             return kept
         for text, note in [*first.readings, *topics, *self._appositions(asked),
                            *self._relative_clauses(asked), *self._passives(asked),
+                           *self._fronted(asked),
                            *self._misspelt_nouns(asked, first),
                            *self._dated_names(asked, first),
                            *self._place_questions(asked)]:
@@ -355,6 +356,11 @@ class ExactAnswerer(Readings, Comparisons):
             # empty result is the guess's, not the graph's answer about what was named
             unproven = (f"“{loose[0].text}” was read as “{loose[0].label}” ({loose[0].how}), "
                         f"and that reading finds nothing")
+        slipped = [w.word for w in understanding.words if w.role == "slip"]
+        if answer.result is not None and not answer.result.total and not unproven and slipped:
+            # "the frescoes" read as the planner's "frescos": a guess, which proves nothing
+            unproven = f"“{slipped[0]}” was read as a word one key away, and that reading " \
+                       f"finds nothing"
         if answer.result is not None and not answer.result.total and not unproven:
             guessed = unworded(answer.result.missing_relations, understanding)
             if guessed:  # "Asinou's painters" read as painters born in Asinou

@@ -40,6 +40,9 @@ __all__ = ["MATERIAL_CUES", "WHICH_PLACE", "Readings", "typed_lower"]
 _RELATIVE = re.compile(r"\b([A-Za-z]+)\s+(who|that)\s+([A-Za-z]+)\s+", re.IGNORECASE)
 """A noun, "who" or "that", and a verb: a relative clause ("the artist who made …")."""
 
+_TRAILING_WH = re.compile(r"^(?P<x>.{6,}?)[\s,]+(?P<wh>where|when|who|whom)\s*\??$",
+                          re.IGNORECASE)
+"""A question ending with its question word ("… died where?")."""
 _PASSIVE = re.compile(r"^(?P<x>.+?)[\s:,\-—]+(?:(?:was|were|is|are)\s+)?(?P<verb>\w+)\s+by\s*\??$",
                       re.IGNORECASE)
 """The words after "by" in a question: a maker's name, perhaps followed by more."""
@@ -51,6 +54,8 @@ MIN_PLACE_STEM = 4
 
 MIN_MISSPELT = 6
 """Letters an unexplained word needs to be read as a noun one edit away."""
+MIN_SLIPPED = 4
+"""Letters a word needs to be read as a mistyped word of the planner ("lsit")."""
 
 MATERIAL_CUES = frozenset({"made", "of", "in", "with", "medium", "media", "material",
                            "materials", "cast", "are", "is", "were", "was", "on"})
@@ -457,12 +462,25 @@ class Readings:
         "exhibitons", "peices"), for long words."""
         from rapidfuzz.distance import OSA
 
-        if len(word) < MIN_MISSPELT or word in self.planner.nouns:
+        if len(word) < MIN_SLIPPED or word in self.planner.nouns:
             return None
-        known = {*self.planner.nouns, *COLLECTION_NOUNS}  # "the colection"
+        known = {*self.planner.nouns, *COLLECTION_NOUNS} if len(word) >= MIN_MISSPELT \
+            else set()  # "the colection"
         near = [n for n in known
                 if abs(len(n) - len(word)) <= 1 and OSA.distance(n, word) == 1]
+        if not near:  # "can you lsit X's works": one word of the planner's, mistyped
+            near = [v for v in self.planner.vocabulary if len(v) >= MIN_SLIPPED
+                    and abs(len(v) - len(word)) <= 1 and OSA.distance(v, word) == 1]
         return near[0] if len(near) == 1 else None
+
+    @staticmethod
+    def _fronted(asked: str) -> list[tuple[str, str]]:
+        """A question whose question word comes last ("the maker of T died where?", "T was
+        made when?") read with it first, judged on the words as asked."""
+        match = _TRAILING_WH.match(asked.strip())
+        if match is None:
+            return []
+        return [(f"{match.group('wh')} {match.group('x').strip(' :,-—')}?", "")]
 
     @staticmethod
     def _passives(asked: str) -> list[tuple[str, str]]:
@@ -616,7 +634,8 @@ class Readings:
             # "the singer Marian Anderson": a lowercase word of what a person is, whatever
             # surnames it also is
             said = category is None and word.isalpha() and word.islower() and start >= 2 \
-                and fold_name(tokens[start - 2]) in DETERMINERS
+                and fold_name(tokens[start - 2]) in DETERMINERS \
+                and noun not in self.planner.vocabulary  # "the earliest Richard Avedon …"
             category = "Actor" if said else category
             name = " ".join(tokens[start:end])
             found = self.names.lookup(name)

@@ -45,6 +45,10 @@ CREATION_STEPS = frozenset({"P92i_was_brought_into_existence_by", "P108i_was_pro
 the thing's ("who painted <the painting campaign>"); a birth or an acquisition is not one."""
 NEGATIONS = frozenset({"not", "never", "nor", "neither"})
 OWNER_PRONOUNS = frozenset({"its", "his", "her", "their"})
+REFLEXIVES = frozenset({"himself", "herself", "themselves", "itself"})
+SELF_OBJECT = frozenset({"of", "depicting", "portraying", "showing", "shows", "depicts",
+                         "portrays", "painted", "drew", "photographed"})
+"""Words after which a reflexive pronoun is what a work shows ("of himself")."""
 GENERIC_WORKS = frozenset({"works", "work", "pieces", "piece", "objects", "object", "items",
                            "artworks", "artwork", "things"})
 """Head nouns that say no class of work."""
@@ -66,8 +70,8 @@ class Word:
     """One word of a question and what it was taken for.
 
     ``role`` is ``name``, ``relation:<id>``, ``class``, ``type``, ``operation``, ``time``,
-    ``question`` (a question word), ``grammar`` (a function word of the language), or
-    ``unexplained``.
+    ``question`` (a question word), ``grammar`` (a function word of the language),
+    ``slip`` (one key away from a noun of the plan: "paintigns"), or ``unexplained``.
     """
 
     word: str
@@ -322,6 +326,14 @@ def understand(question: str, plan: ExactPlan | None, words: PlannerWords,
                   if r in lexicon]
     attribute_words = {w for r in attributes for w in _relation_words(r)}
     value_ranges = {"Time" if r.value == "time" else r.range for r in attributes}
+    # what the answer gives: the values asked, the nodes listed, the key ranked or grouped
+    # by ("the maker of T died where?": makers that died somewhere are no place)
+    answers = value_ranges | ({head.category or ""} if head is not None else set()) | {
+        "Time" if lexicon[k].value == "time" else lexicon[k].range
+        for k in ((plan.order_by or "").split(":")[0], (plan.group_by or "").split(":")[0])
+        if k in lexicon} if plan is not None else ranges
+    if plan is not None and (plan.order_by or plan.group_by or dated):
+        answers |= {"Time"}
     out: list[Word] = []
     for index, (word, tag) in enumerate(_tokens(question)):
         if asked is not None and index == asked[0] and head is not None and not (
@@ -337,6 +349,10 @@ def understand(question: str, plan: ExactPlan | None, words: PlannerWords,
                 continue
         if word in excluded:
             role = "name"
+        elif word in REFLEXIVES and out and out[-1].word in SELF_OBJECT:
+            # "portraits did Warhol make of himself": the maker is the sitter, which no plan
+            # says ("did he paint it himself" stays a filler word)
+            role = "unexplained"
         elif word in OWNER_PRONOUNS and tag != "quote" and word not in names and \
                 plan is not None and not anchors_focus and not _owned(plan):
             # "besides Collage, which shows did its director also direct": "its" needs a
@@ -357,7 +373,8 @@ def understand(question: str, plan: ExactPlan | None, words: PlannerWords,
             role = "grammar"
         else:
             role = _role(word, words, by_relation, names, nouns, categories, operation,
-                         ranked, anchors_focus, ranges, plan.limit if plan is not None else None)
+                         ranked, anchors_focus, ranges, plan.limit if plan is not None else None,
+                         answers)
         out.append(Word(word, role))
     return Understanding(out)
 
@@ -396,7 +413,8 @@ def _asked_noun(question: str, words: PlannerWords,
 
 def _role(word: str, words: PlannerWords, by_relation: Mapping[str, set[str]],
           names: set[str], nouns: set[str], categories: set[str | None], operation: str,
-          ranked: bool, focus: bool, ranges: set[str], limit: int | None = None) -> str:
+          ranked: bool, focus: bool, ranges: set[str], limit: int | None = None,
+          answers: set[str] | None = None) -> str:
     single = singularise(word)
     if word in names or single in names:  # "Bauhaus: 1919–1928": its years are its name
         return "name"
@@ -413,7 +431,8 @@ def _role(word: str, words: PlannerWords, by_relation: Mapping[str, set[str]],
         word = word[:-1]
     if word in words.question:
         asked = QUESTION_RANGES.get(word)
-        return "question" if asked is None or asked & ranges else "unexplained"
+        return "question" if asked is None or asked & (ranges if answers is None
+                                                       else answers) else "unexplained"
     if single in rules.GENERIC_TIME_NOUNS and "Time" in ranges:
         return "question"  # "in which year was T acquired": the plan gives its date
     if word in nouns or single in nouns:
@@ -439,7 +458,22 @@ def _role(word: str, words: PlannerWords, by_relation: Mapping[str, set[str]],
         return "type"
     if word in words.grammar or word in words.describe:
         return "grammar"
+    if _slip_of(word, nouns) or _slip_of(single, nouns):  # "paintigns": the plan's painting
+        return "slip"  # explained, but an empty result of it proves nothing
     return "unexplained"
+
+
+SLIP_LETTERS = 5
+"""Letters a noun needs for a one-key slip of it to be read as it."""
+
+
+def _slip_of(word: str, nouns: set[str]) -> bool:
+    """Whether ``word`` is one slip of a key (an edit or a swap) from one of ``nouns``."""
+    from rapidfuzz.distance import OSA
+
+    return len(word) >= SLIP_LETTERS and any(
+        abs(len(n) - len(word)) <= 1 and OSA.distance(word, n) == 1 for n in nouns
+        if len(n) >= SLIP_LETTERS)
 
 
 def covered(question: str, plan: ExactPlan, lexicon: RelationLexicon,
