@@ -34,7 +34,19 @@ from typing import TYPE_CHECKING
 
 from llama_index_crm.exact.crosslingual import CrossLingualNames, inflected, romanised, sound_key
 from llama_index_crm.exact.language import common_words
-from llama_index_crm.exact.name_span import agrees, name_span
+from llama_index_crm.exact.name_span import (
+    NAME_JOINERS,
+    agrees,
+    every_word_near,
+    holds_most,
+    latin_words,
+    name_span,
+    name_window,
+    person_shaped,
+    replace_words,
+    standing_alone,
+    typed_lower_word,
+)
 from llama_index_crm.exact.name_span import find_words as _find
 from llama_index_crm.exact.parse_words import THING_TYPE_WORDS
 from llama_index_crm.exact.statements import stated_texts, stating
@@ -46,7 +58,7 @@ if TYPE_CHECKING:
     from llama_index_crm.exact.linking import Candidate, NameIndex
     from llama_index_crm.graph.data import GraphData
 
-__all__ = ["AbsenceCheck", "Proof", "capitalised_name", "replace_words"]
+__all__ = ["AbsenceCheck", "Proof"]
 
 
 logger = logging.getLogger(__name__)
@@ -85,9 +97,6 @@ RARE_OPENER = 5
 CONTINUED_RATIO = 65
 """rapidfuzz ratio from which the words after such a word are the name's, spelt otherwise
 ("san neofito" for "saint neophytos": 69; "st neophytos": 89)."""
-NAME_JOINERS = frozenset({"of", "the", "de", "di", "del", "della", "du", "des", "la", "le",
-                          "von", "der", "tou", "tis", "ton"})
-"""Small words inside names, left out when names are compared."""
 RARE_WORD_RATIO = 70
 """rapidfuzz ratio from which a typed rare word is a word of a name spelt otherwise."""
 MIN_NAME = 3
@@ -173,9 +182,9 @@ class AbsenceCheck:
             return continued or Proof(text, False, f"“{text}” is not a name (an ordinary "
                                                    f"word)", ordinary=True)
         whole = next((c.name for c in elsewhere if c.how == "partial" and
-                      _holds_most(question, c.name)), None)
+                      holds_most(question, c.name)), None)
         if whole is not None:  # a title cut short by its quotes; "the Holy Cross church"
-            window = _window(question, text, whole)
+            window = name_window(question, text, whole)
             return Proof(window, False, f"“{text}” is part of the name “{whole}”, which the "
                          f"question holds", whole if window != whole else None, named=True)
         span = name_span(question, text)  # "Starry" of "The Starry Night"
@@ -210,11 +219,11 @@ class AbsenceCheck:
                 return Proof(text, False, f"“{text}” is read as “{named_so}”, the graph's "
                              f"name in another language", named_so)
             near = [k for k in (self.crosslingual.candidates(text, strict=True)
-                                if _latin_words(text) else [])
+                                if latin_words(text) else [])
                     if self._all_rare_words(span or text, self.crosslingual.shown(k))
                     and self._of_kind(k, expected)
-                    and not (_person_shaped(text)
-                             and not _every_word_near(text, self.crosslingual.shown(k)))]
+                    and not (person_shaped(text)
+                             and not every_word_near(text, self.crosslingual.shown(k)))]
             if near:  # "saint Néophyte": no one name is clear, but the graph has the word
                 shown = ", ".join(dict.fromkeys(self.crosslingual.shown(k) for k in near[:5]))
                 return Proof(text, False, f"“{text}” shares a rare word with names of the "
@@ -232,12 +241,12 @@ class AbsenceCheck:
             spelt = [c for w in longs if (c := self.close_name(w, True))]
             # a word of a place's or a work's name may be translated ("Sainte-Croix"); a
             # person's name is spelt, each word of it ("Berthe Morisot" is no Bertha Lum)
-            if spelt and all(map(self._personal, spelt)) and _person_shaped(text) and \
+            if spelt and all(map(self._personal, spelt)) and person_shaped(text) and \
                     self.names is not None and not any(
-                        _every_word_near(text, c.name) for c in self.names.lookup(text)):
+                        every_word_near(text, c.name) for c in self.names.lookup(text)):
                 # "Eva Hesse": an "Eva" and a "Hess" in the graph, no one named both
                 return self._unstated(text)
-            if spelt and _person_shaped(text) and self._unknown_word(text.split()[-1]):
+            if spelt and person_shaped(text) and self._unknown_word(text.split()[-1]):
                 # "Tomas Ekwall": a "Thomas" in the graph, and no name spelt near "Ekwall"
                 return self._unstated(text)
             if spelt and (len(spelt) == len(longs) or not all(map(self._personal, spelt))):
@@ -356,7 +365,7 @@ class AbsenceCheck:
     def _romanised_word(self, text: str) -> str | None:
         """A long word of ``text`` in another script that, in Latin letters, is a word of
         a name of the graph (the graph names it only in English), or None."""
-        if _latin_words(text) or self.names is None:
+        if latin_words(text) or self.names is None:
             return None
         for word in romanised(text).split():
             if len(word) >= MIN_ROMANISED and word not in self.common and any(
@@ -660,31 +669,6 @@ class AbsenceCheck:
         return None
 
 
-def standing_alone(question: str, word: str) -> bool:
-    """Whether ``word`` stands in ``question`` as a name of its own: no capitalised word,
-    possessive or quote next to it ("Neophytos found his …", not "'Christina's World'",
-    "Modern Design", "Twenty Young Sculptors").
-
-    >>> standing_alone("When did Neophytos found it?", "Neophytos")
-    True
-    >>> standing_alone("Who painted 'Christina's World'?", "Christina")
-    False
-    """
-    match = re.search(rf"(?<!\w){re.escape(word)}(?!\w)", question)
-    if match is None:
-        return False
-    before = question[:match.start()].rstrip()
-    after = question[match.end():]
-    last = before.split()[-1] if before.split() else ""
-    nxt = after.split()[0] if after.split() else ""
-    quoted = before[-1:] in QUOTE_MARKS or after[:1] in QUOTE_MARKS
-    return not quoted and not after.startswith(("'", "’")) and not (
-        last[:1].isupper() and len(before.split()) > 1) and not nxt[:1].isupper()
-
-
-QUOTE_MARKS = "\"“”‘«»"
-
-
 def _forms(label: str) -> list[str]:
     """A label and its main part (before a bracket or a comma)."""
     folded = fold_name(label)
@@ -695,70 +679,9 @@ def _forms(label: str) -> list[str]:
 QUANTIFIERS = frozenset({"both", "either", "neither", "each", "every", "all"})
 
 
-def typed_lower_word(question: str, word: str) -> bool:
-    """Whether ``question`` types the folded ``word`` in lower case somewhere."""
-    return any(fold_name(m.group()) == word and m.group().islower()
-               for m in _WORD.finditer(question))
-
-
-def _person_shaped(text: str) -> bool:
-    """Two to four capitalised words and no joiner ("Gerhard Richter", not "San Nicola del
-    Tetto"): a person's name, spelt the same in every language."""
-    words = text.split()
-    return 2 <= len(words) <= 4 and all(w[:1].isupper() for w in words) and not any(
-        fold_name(w) in NAME_JOINERS for w in words)
-
-
-def _every_word_near(text: str, name: str) -> bool:
-    """Whether ``name`` holds a near form of every word of ``text`` ("Gerhard Richter" and
-    "Hans Richter": no)."""
-    from rapidfuzz import fuzz
-
-    words = fold_name(name).split()
-    return all(any(fuzz.ratio(w, v) >= RARE_WORD_RATIO for v in words)
-               for w in fold_name(text).split())
-
-
-def _latin_words(text: str) -> bool:
-    return all(ord(c) < 0x250 or not c.isalpha() for c in text)
-
-
 MODIFIED_AFTER = frozenset({"the", "a", "an", "which", "what", "many", "any", "all", "some",
                             "other", "those", "these"})
 """Words after which one word before a noun describes it ("which Mexican artist")."""
-HELD_SHARE = 0.7
-"""Share of a name's words a question must hold to be taken as naming it."""
-
-
-def _holds_most(question: str, name: str) -> bool:
-    """Whether the question holds most words of ``name`` (at least two)."""
-    words = [w for w in fold_name(name).split() if w not in NAME_JOINERS]
-    asked = set(fold_name(question).split())
-    return len(words) >= 2 and sum(w in asked for w in words) >= HELD_SHARE * len(words)
-
-
-def _window(question: str, text: str, name: str) -> str:
-    """The words of ``question`` around ``text`` that are words of ``name`` (or small words
-    between them), as typed: what to replace by the name ("Holy Cross church of
-    Pelendri" for "Church of the Holy Cross, Pelendri")."""
-    spans = [(m.start(), m.end(), fold_name(m.group())) for m in _WORD.finditer(question)]
-    keys = [k for _, _, k in spans]
-    words = fold_name(text).split()
-    start = _find(keys, words)
-    if start is None:
-        return text
-    wanted = set(fold_name(name).split())
-    first, last = start, start + len(words) - 1
-    while first > 0 and keys[first - 1] in wanted and keys[first - 1] not in NAME_JOINERS:
-        first -= 1
-    joiners = NAME_JOINERS | {"at", "in"}  # "the Holy Cross church at Pelendri"
-    while last + 1 < len(keys) and (keys[last + 1] in wanted or keys[last + 1] in
-                                    joiners and last + 2 < len(keys) and
-                                    keys[last + 2] in wanted - NAME_JOINERS):
-        last += 1
-    return question[spans[first][0]:spans[last][1]]
-
-
 COUNTED = (("how", "many"), ("number", "of"), ("count", "of"), ("total", "of"))
 """Words before the noun a question counts."""
 
@@ -784,35 +707,7 @@ def before_cue(keys: Sequence[str], start: int) -> str | None:
     return before if before in NAME_CUES or before in FOREIGN_CUES else None
 
 
-def replace_words(question: str, text: str, new: str) -> str:
-    """``question`` with the words that fold to ``text`` (as the planner reported them,
-    folded: "saint nicolas du toit") replaced by ``new``, wherever they stand as typed
-    ("Saint-Nicolas-du-Toit").
-
-    >>> replace_words("where is Saint-Nicolas-du-Toit?", "saint nicolas du toit", "X")
-    'where is X?'
-    """
-    if text in question:
-        return question.replace(text, new, 1)
-    words = fold_name(text).split()
-    spans = [(m.start(), m.end(), fold_name(m.group())) for m in re.finditer(r"\w+", question)]
-    keys = [k for _, _, k in spans]
-    n = len(words)
-    for i in range(len(keys) - n + 1):
-        if keys[i:i + n] == words:
-            return question[:spans[i][0]] + new + question[spans[i + n - 1][1]:]
-    return re.sub(re.escape(text), new, question, count=1, flags=re.IGNORECASE)
-
-
 def _in_sorted(words: Sequence[str], word: str) -> bool:
     """Whether ``word`` is in the sorted list ``words``."""
     at = bisect.bisect_left(words, word)
     return at < len(words) and words[at] == word
-
-
-def capitalised_name(question: str, text: str) -> bool:
-    """Whether ``text`` is two words or more, each written with a capital in ``question``
-    ("Agios Sozomenos", not "Troodos World Heritage listing" or one German noun)."""
-    at = question.find(text)
-    words = question[at:at + len(text)].split() if at >= 0 else []
-    return len(words) >= 2 and all(w[:1].isupper() for w in words)

@@ -30,13 +30,7 @@ import numpy as np
 from llama_index.core.llms import LLM
 
 from llama_index_crm.errors import LLMUnavailable
-from llama_index_crm.exact.absence import (
-    AbsenceCheck,
-    Proof,
-    capitalised_name,
-    replace_words,
-    standing_alone,
-)
+from llama_index_crm.exact.absence import AbsenceCheck, Proof
 from llama_index_crm.exact.compare import Comparisons
 from llama_index_crm.exact.empty import EmptyCheck
 from llama_index_crm.exact.endpoint import EndpointExecutor, PlanEndpoint
@@ -45,6 +39,7 @@ from llama_index_crm.exact.kinds import collection_types, said_by_nodes
 from llama_index_crm.exact.language import Lexicon, Lexicons
 from llama_index_crm.exact.linking import Candidate, Missing, NameIndex, Unresolved
 from llama_index_crm.exact.llm_planner import LLMPlanner
+from llama_index_crm.exact.name_span import capitalised_name, replace_words, standing_alone
 from llama_index_crm.exact.outcome import ExactAnswer, Status
 from llama_index_crm.exact.parse import Parsed, RulePlanner
 from llama_index_crm.exact.parse_words import CLASS_NOUNS

@@ -29,6 +29,9 @@ from llama_index_crm.storage.names import fold_name
 SPAN_JOINERS = frozenset({"of", "the", "de", "di", "del", "della", "du", "des", "la", "le",
                           "von", "van", "der", "tou", "tis", "ton", "a", "an", "with", "y"})
 """Small words that may stand between the capitalised words of one name."""
+NAME_JOINERS = frozenset({"of", "the", "de", "di", "del", "della", "du", "des", "la", "le",
+                          "von", "der", "tou", "tis", "ton"})
+"""Small words inside names, left out when names are compared."""
 NEAR_RATIO = 70
 """rapidfuzz ratio from which a typed word is a word of a name spelt otherwise."""
 
@@ -120,3 +123,117 @@ def agrees(span: str, name: str) -> bool:
     words = fold_name(name).split()
     return all(any(fuzz.ratio(w, v) >= NEAR_RATIO for v in words)
                for w in content_words(span))
+
+
+def standing_alone(question: str, word: str) -> bool:
+    """Whether ``word`` stands in ``question`` as a name of its own: no capitalised word,
+    possessive or quote next to it ("Neophytos found his …", not "'Christina's World'",
+    "Modern Design", "Twenty Young Sculptors").
+
+    >>> standing_alone("When did Neophytos found it?", "Neophytos")
+    True
+    >>> standing_alone("Who painted 'Christina's World'?", "Christina")
+    False
+    """
+    match = re.search(rf"(?<!\w){re.escape(word)}(?!\w)", question)
+    if match is None:
+        return False
+    before = question[:match.start()].rstrip()
+    after = question[match.end():]
+    last = before.split()[-1] if before.split() else ""
+    nxt = after.split()[0] if after.split() else ""
+    quoted = before[-1:] in QUOTE_MARKS or after[:1] in QUOTE_MARKS
+    return not quoted and not after.startswith(("'", "’")) and not (
+        last[:1].isupper() and len(before.split()) > 1) and not nxt[:1].isupper()
+
+
+QUOTE_MARKS = "\"“”‘«»"
+
+
+def typed_lower_word(question: str, word: str) -> bool:
+    """Whether ``question`` types the folded ``word`` in lower case somewhere."""
+    return any(fold_name(m.group()) == word and m.group().islower()
+               for m in _WORD.finditer(question))
+
+
+def person_shaped(text: str) -> bool:
+    """Two to four capitalised words and no joiner ("Gerhard Richter", not "San Nicola del
+    Tetto"): a person's name, spelt the same in every language."""
+    words = text.split()
+    return 2 <= len(words) <= 4 and all(w[:1].isupper() for w in words) and not any(
+        fold_name(w) in NAME_JOINERS for w in words)
+
+
+def every_word_near(text: str, name: str) -> bool:
+    """Whether ``name`` holds a near form of every word of ``text`` ("Gerhard Richter" and
+    "Hans Richter": no)."""
+    from rapidfuzz import fuzz
+
+    words = fold_name(name).split()
+    return all(any(fuzz.ratio(w, v) >= NEAR_RATIO for v in words)
+               for w in fold_name(text).split())
+
+
+def latin_words(text: str) -> bool:
+    return all(ord(c) < 0x250 or not c.isalpha() for c in text)
+
+
+HELD_SHARE = 0.7
+"""Share of a name's words a question must hold to be taken as naming it."""
+
+
+def holds_most(question: str, name: str) -> bool:
+    """Whether the question holds most words of ``name`` (at least two)."""
+    words = [w for w in fold_name(name).split() if w not in NAME_JOINERS]
+    asked = set(fold_name(question).split())
+    return len(words) >= 2 and sum(w in asked for w in words) >= HELD_SHARE * len(words)
+
+
+def name_window(question: str, text: str, name: str) -> str:
+    """The words of ``question`` around ``text`` that are words of ``name`` (or small words
+    between them), as typed: what to replace by the name ("Holy Cross church of
+    Pelendri" for "Church of the Holy Cross, Pelendri")."""
+    spans = [(m.start(), m.end(), fold_name(m.group())) for m in _WORD.finditer(question)]
+    keys = [k for _, _, k in spans]
+    words = fold_name(text).split()
+    start = find_words(keys, words)
+    if start is None:
+        return text
+    wanted = set(fold_name(name).split())
+    first, last = start, start + len(words) - 1
+    while first > 0 and keys[first - 1] in wanted and keys[first - 1] not in NAME_JOINERS:
+        first -= 1
+    joiners = NAME_JOINERS | {"at", "in"}  # "the Holy Cross church at Pelendri"
+    while last + 1 < len(keys) and (keys[last + 1] in wanted or keys[last + 1] in
+                                    joiners and last + 2 < len(keys) and
+                                    keys[last + 2] in wanted - NAME_JOINERS):
+        last += 1
+    return question[spans[first][0]:spans[last][1]]
+
+
+def replace_words(question: str, text: str, new: str) -> str:
+    """``question`` with the words that fold to ``text`` (as the planner reported them,
+    folded: "saint nicolas du toit") replaced by ``new``, wherever they stand as typed
+    ("Saint-Nicolas-du-Toit").
+
+    >>> replace_words("where is Saint-Nicolas-du-Toit?", "saint nicolas du toit", "X")
+    'where is X?'
+    """
+    if text in question:
+        return question.replace(text, new, 1)
+    words = fold_name(text).split()
+    spans = [(m.start(), m.end(), fold_name(m.group())) for m in re.finditer(r"\w+", question)]
+    keys = [k for _, _, k in spans]
+    n = len(words)
+    for i in range(len(keys) - n + 1):
+        if keys[i:i + n] == words:
+            return question[:spans[i][0]] + new + question[spans[i + n - 1][1]:]
+    return re.sub(re.escape(text), new, question, count=1, flags=re.IGNORECASE)
+
+
+def capitalised_name(question: str, text: str) -> bool:
+    """Whether ``text`` is two words or more, each written with a capital in ``question``
+    ("Agios Sozomenos", not "Troodos World Heritage listing" or one German noun)."""
+    at = question.find(text)
+    words = question[at:at + len(text)].split() if at >= 0 else []
+    return len(words) >= 2 and all(w[:1].isupper() for w in words)

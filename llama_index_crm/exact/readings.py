@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from llama_index_crm.exact.absence import capitalised_name
 from llama_index_crm.exact.conjoined import joined, split_conjoined, with_name
 from llama_index_crm.exact.execute import Value
 from llama_index_crm.exact.language import Lexicon
 from llama_index_crm.exact.linking import CLOSE_LINKS, Missing, Unresolved
+from llama_index_crm.exact.name_span import capitalised_name
 from llama_index_crm.exact.outcome import ExactAnswer
 from llama_index_crm.exact.parse_words import DETERMINERS
 from llama_index_crm.exact.plan import ValueFilter
