@@ -447,6 +447,15 @@ def test_a_reading_that_finds_nothing_proves_no_absence(exact: ExactAnswerer) ->
     assert answer.status == "retrieval_only" and "no actors" not in answer.text
 
 
+def test_a_title_reading_still_explains_the_words_another_reading_left_out(
+        exact: ExactAnswerer) -> None:
+    # "inscrite au patrimoine mondial" is no English the lexicon knows: the reading without
+    # it, read again as works titled "Transfiguration", must not answer the date of making
+    answer = ask(exact, "En quelle année l'église de la Transfiguration de Palaichori "
+                        "a-t-elle été inscrite au patrimoine mondial ?")
+    assert answer.status == "retrieval_only" and "made in" not in answer.text
+
+
 def test_a_noun_the_graph_types_actors_with_leaves_out_those_typed_otherwise(
         exact: ExactAnswerer) -> None:
     # the Araka campaign's actor is its donor, typed "donor": not a painter of it (its

@@ -297,7 +297,7 @@ class ExactAnswerer(Readings, Comparisons):
             parsed = self.planner.parse(asked, self._focus(history),
                                         {k: v[0] for k, v in chosen.items()})
         if parsed.missing:
-            return self._missing(asked, parsed.missing, language)
+            return self._missing(asked, parsed.missing, language, cover)
         surnames = [u.text for u in parsed.ambiguous if all(
             c.how == "surname" for c in u.candidates)] + [
             a.text for a in (parsed.plan.anchors if parsed.plan is not None else ())
@@ -450,7 +450,7 @@ class ExactAnswerer(Readings, Comparisons):
         return sorted(spans)
 
     def _missing(self, question: str, missing: Sequence[Missing],
-                 language: str) -> ExactAnswer:
+                 language: str, cover: str | None = None) -> ExactAnswer:
         """``not_found`` when every missing name is proven absent, else retrieval."""
         proofs: list[Proof] = [
             Proof(m.text, False, f"“{m.text}” names the institution whose collection this "
@@ -472,7 +472,7 @@ class ExactAnswerer(Readings, Comparisons):
         missing = [m for m, _ in pairs.values()]
         proofs = [p for _, p in pairs.values()]
         if len(missing) == 1:
-            titled = self._titled(question, missing[0], language)
+            titled = self._titled(question, missing[0], language, cover)
             if titled is not None:  # "Lewis Hine's pictures of the Dallas Cotton Mill"
                 return titled
         if len(unproven) == 1 and unproven[0].describes and len(proofs) == 1:

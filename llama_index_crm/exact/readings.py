@@ -214,10 +214,12 @@ class Readings:
         answer = self._missing(asked, [missing], language)
         return answer if answer.status == "not_found" else None
 
-    def _titled(self, question: str, missing: Missing, language: str) -> ExactAnswer | None:
+    def _titled(self, question: str, missing: Missing, language: str,
+                cover: str | None = None) -> ExactAnswer | None:
         """Works asked for by words no node is named but works' titles hold ("pictures of
         the Dallas Cotton Mill", "photographs titled with Great Spruce Head Island"): read
-        as works with those words in their title, said so; None otherwise."""
+        as works with those words in their title, said so; None otherwise (``cover``: the
+        words the reading must still explain, when ``question`` left some out)."""
         if not any(c.how == "partial" and c.category == "Thing" for c in missing.elsewhere):
             return None
         words = fold_name(question).split()
@@ -237,7 +239,7 @@ class Readings:
         if not n:
             return None
         text = re.sub(r"\b(?:are|is|were|was)\s+(?=with “)", "", " ".join(text.split()))
-        answer = self._read(text, (), None, language)
+        answer = self._read(text, (), None, language, cover=cover)
         if answer.status != "answered" or not answer.total:
             return None
         return replace(answer, text=f"{answer.text} (no node is named “{said}”; read as "
