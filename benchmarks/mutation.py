@@ -383,7 +383,7 @@ MUTANTS: tuple[Mutant, ...] = (
            ("tests/test_name_span.py",),
            "exact: 'Girl with a Pearl Earring' taken for the graph's term 'Earring'"),
     Mutant("exact-unknown-surname-spelt", "llama_index_crm/exact/absence.py",
-           "            if spelt and _person_shaped(text) and "
+           "            if spelt and person_shaped(text) and "
            "self._unknown_word(text.split()[-1]):\n",
            "            if False:\n",
            ("tests/test_name_span.py",),
@@ -420,6 +420,11 @@ MUTANTS: tuple[Mutant, ...] = (
            "        answer = self._read(text, (), None, language)\n",
            ("tests/test_understanding.py",),
            "exact: a French World Heritage question answered with the date of making"),
+    Mutant("exact-told-first-unexplained", "llama_index_crm/exact/understanding.py",
+           "        if role == \"unexplained\" and word in told and index < told[word]:\n",
+           "        if False:\n",
+           ("tests/test_name_span.py",),
+           "exact: 'My grandmother loved X. How many …' left to retrieval for 'loved'"),
     Mutant("exact-typed-zero-ignores-medium", "llama_index_crm/exact/empty.py",
            "            if any(w.endswith(f) for w in words for f in wanted):\n",
            "            if False:\n",

@@ -55,6 +55,9 @@ def test_a_title_sharing_one_word_with_a_work_is_absent(names: ExactAnswerer) ->
 def test_a_person_sharing_a_surname_is_not_the_person_asked(names: ExactAnswerer) -> None:
     answer = names.answer("When was Beatrix Potter born?")
     assert answer.status == "not_found" and "“Beatrix Potter”" in answer.text
+    # the graph's "Marguerite" (a person) is not the "Marguerite Ostervald" asked about
+    assert names.answer("Who painted Marguerite Ostervald?").status == "not_found"
+    assert names.answer("Who painted Marguerite?").status != "not_found"
     misspelt = names.answer("When was Beatrix Fenton born?")
     assert misspelt.status == "answered" and "1887" in misspelt.text
 
@@ -98,3 +101,15 @@ def test_a_question_word_is_answered_by_the_plans_answer(names: ExactAnswerer) -
     assert answer.status == "answered" and "Canton" in answer.text
     answer = names.answer("the maker of The Bronco Buster was born where?")
     assert answer.status == "answered" and "Canton" in answer.text
+
+
+def test_what_a_question_tells_before_it_asks_is_no_part_of_it(names: ExactAnswerer) -> None:
+    other = names.answer("I liked The Bronco Buster a lot - what else do you have by the "
+                         "same artist?")
+    assert other.status == "answered" and "“The Rattlesnake”" in other.text
+    counted = names.answer("My grandmother loved Frederic Remington. How many Remingtons "
+                           "does the museum have?")
+    assert counted.status == "answered" and counted.count == 2
+    # a time told first is part of what is asked: not read past
+    dated = names.answer("I love the 1890s. How many works by Frederic Remington?")
+    assert dated.count != 2

@@ -335,6 +335,7 @@ def understand(question: str, plan: ExactPlan | None, words: PlannerWords,
     if plan is not None and (plan.order_by or plan.group_by or dated):
         answers |= {"Time"}
     out: list[Word] = []
+    told = _told_first(question, words, nouns | names)
     for index, (word, tag) in enumerate(_tokens(question)):
         if asked is not None and index == asked[0] and head is not None and not (
                 # "what nationality was …", "in which year was … acquired": the value asked
@@ -375,8 +376,34 @@ def understand(question: str, plan: ExactPlan | None, words: PlannerWords,
             role = _role(word, words, by_relation, names, nouns, categories, operation,
                          ranked, anchors_focus, ranges, plan.limit if plan is not None else None,
                          answers)
+        if role == "unexplained" and word in told and index < told[word]:
+            role = "grammar"  # "I liked Charging Wolf a lot - what else …": said, not asked
         out.append(Word(word, role))
     return Understanding(out)
+
+
+_CLAUSE_BREAK = re.compile(r"[.!;:](?:\s+|$)|\s[-–—]+\s")
+
+
+def _told_first(question: str, words: PlannerWords, planned: set[str]) -> dict[str, int]:
+    """Everyday words of what a question tells before it asks ("My grandmother loved Andy
+    Warhol. How many Warhols …", "I liked Charging Wolf a lot - what else …"): each with
+    the number of the question's words before the asking clause. Only words of the common
+    English list that no table of the planner reads, in clauses without a question word or
+    a time, and only when the asking clause follows."""
+    from llama_index_crm.exact.language import common_words
+
+    breaks = [m.end() for m in _CLAUSE_BREAK.finditer(question.rstrip(" ?!."))]
+    if not breaks:
+        return {}
+    told = _tokens(question[:breaks[-1]])
+    if not told or any(tag == "time" or word in words.question for word, tag in told):
+        return {}
+    vocabulary = words.grammar | words.count | words.ranking | words.grouping | \
+        words.describe | words.gender | frozenset(words.class_nouns) | planned
+    common = common_words()
+    return {word: len(told) for word, _ in told
+            if word in common and word not in vocabulary and singularise(word) not in vocabulary}
 
 
 def _excluded_words(question: str) -> set[str]:
