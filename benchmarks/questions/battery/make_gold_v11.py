@@ -1,0 +1,42 @@
+"""(Re)compute and check the gold of the blind set v11 (``v11.jsonl`` beside this script).
+
+Usage (from the repository root; needs ``../shared/datasets`` beside the repository)::
+
+    python benchmarks/questions/battery/make_gold_v11.py --check  # default: recompute, compare
+    python benchmarks/questions/battery/make_gold_v11.py --write  # rewrite v11.jsonl with the gold
+    python benchmarks/questions/battery/make_gold_v11.py --stats  # composition per graph
+
+With ``V11_STORES=<dir>`` the prebuilt on-disk stores ``<dir>/<dataset>`` are opened read-only
+instead of loading the zips.
+
+The graphs and their order (imported from ``make_gold_v9.py``), the column rules (``?anchor``,
+``?via``, ``?item``, ``?label``, ``?count``) and the checks (``make_gold_v4.py``) are v9's and
+v10's; only the id prefix (``v11-<dataset>-NNN``) and the store variable differ. Superlative
+queries return every tied row (the answer is the set of tied entities); a yes/no question
+("was T made by X?") is a specific question whose gold is the entity that makes the answer
+yes, with the name written otherwise than its label. Languages: ``en``, ``el`` (demo), ``fr``,
+``de``, ``it``, ``es``.
+Exit codes: 0 all equal, 1 a difference or an invalid question, 2 a graph file is missing.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # gold_runner.py, make_gold_v9.py
+from gold_runner import run, stores_loader  # noqa: E402
+from make_gold_v4 import compute, validator  # noqa: E402
+from make_gold_v9 import GRAPHS, ORDER  # noqa: E402
+
+QFILE = Path(__file__).resolve().parent / "v11.jsonl"
+validate = validator("v11", tuple(ORDER))
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run(argv, doc=__doc__ or "", qfile=QFILE, graphs=GRAPHS, compute=compute,
+               validate=validate, order=ORDER, notes=True, load=stores_loader(GRAPHS, "V11_STORES"))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
