@@ -425,6 +425,12 @@ MUTANTS: tuple[Mutant, ...] = (
            "        if False:\n",
            ("tests/test_name_span.py",),
            "exact: 'My grandmother loved X. How many …' left to retrieval for 'loved'"),
+    Mutant("exact-agreeing-readings-tied", "llama_index_crm/exact/readings.py",
+           "        if len(found) == len(tie.candidates) > 1 and len({a.text for _, a in found}) "
+           "== 1 \\\n",
+           "        if False \\\n",
+           ("tests/test_name_span.py",),
+           "exact: 'The Sneak by Bunn' asked back though both Bunns' readings say 1997"),
     Mutant("exact-typed-zero-ignores-medium", "llama_index_crm/exact/empty.py",
            "            if any(w.endswith(f) for w in words for f in wanted):\n",
            "            if False:\n",

@@ -113,3 +113,12 @@ def test_what_a_question_tells_before_it_asks_is_no_part_of_it(names: ExactAnswe
     # a time told first is part of what is asked: not read past
     dated = names.answer("I love the 1890s. How many works by Frederic Remington?")
     assert dated.count != 2
+
+
+def test_a_shared_surname_whose_readings_agree_is_no_tie(names: ExactAnswerer) -> None:
+    # a Ken Bunn and a Kenneth R. Bunn (one man recorded twice): both readings say 1997
+    answer = names.answer("When was The Sneak by Bunn made?")
+    assert answer.status == "answered" and "1997" in answer.text
+    assert "names 2 people here" in answer.text
+    one = names.answer("When was Starr's Pier by Potter made?")  # the maker settles it
+    assert one.status == "answered" and "1950" in one.text

@@ -150,6 +150,13 @@ class Readings:
             if answer.status == "answered" and answer.total and answer.result is not None \
                     and _gives_values(answer):
                 found.append((candidate, answer))
+        if len(found) == len(tie.candidates) > 1 and len({a.text for _, a in found}) == 1 \
+                and all(c.how in PART_NAMES for c in tie.candidates):
+            # "The Sneak by Bunn": a Ken Bunn and a Kenneth R. Bunn, and each reading gives
+            # the same answer; which one is meant changes nothing
+            answer = found[0][1]
+            return replace(answer, text=f"{answer.text} (“{tie.text}” names "
+                                        f"{len(found)} people here; each reading gives this)")
         if len({c.category for c, _ in found}) != 1 or len(found) != 1:
             return None
         candidate, answer = found[0]
