@@ -122,3 +122,12 @@ def test_a_shared_surname_whose_readings_agree_is_no_tie(names: ExactAnswerer) -
     assert "names 2 people here" in answer.text
     one = names.answer("When was Starr's Pier by Potter made?")  # the maker settles it
     assert one.status == "answered" and "1950" in one.text
+
+
+def test_a_person_named_by_initials_is_the_person(names: ExactAnswerer) -> None:
+    for asked in ("How many works by F. Remington?", "How many works by K. R. Bunn?",
+                  "How many works by K. Bunn?"):
+        answer = names.answer(asked)
+        assert answer.status != "not_found", asked
+    assert names.answer("How many works by F. Remington?").count == 2
+    assert names.answer("How many works by K. R. Bunn?").count == 1

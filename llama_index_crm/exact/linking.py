@@ -94,7 +94,7 @@ def greek_cases(key: str, most: int = 16) -> list[str]:
 
 
 SCORES = {"exact": 1.0, "stripped": 0.98, "inverted": 0.98, "stop-words": 0.95, "inflected": 0.95,
-          "short name": 0.9, "surname": 0.85, "given name": 0.85, "acronym": 0.85,
+          "short name": 0.9, "initials": 0.88, "surname": 0.85, "given name": 0.85, "acronym": 0.85,
           "qualifier": 0.85, "misspelling": 0.80, "partial": 0.75, "word": 0.7}
 """Score of a candidate by how its name matched."""
 EDIT_PENALTY = 0.05
@@ -304,9 +304,11 @@ class NameIndex:
                 self._labels[row.node] = self._labels.get(row.node, 0) + 1
             self._display.setdefault(row.node, row.name)
         self._added.clear()
-        self._sorted = sorted(self._keys)
+        # initials ("j s copley") are looked up exactly, never compared as spellings
+        self._sorted = sorted(k for k, entries in self._keys.items()
+                              if any(how != "initials" for _, how in entries))
         self._by_category: dict[str | None, list[str]] = {}
-        self._vocabulary = sorted({w for k in self._keys for w in k.split()})
+        self._vocabulary = sorted({w for k in self._sorted for w in k.split()})
         self._vocab_set = frozenset(self._vocabulary)
         self._words: dict[str, set[int]] | None = None
 
@@ -327,6 +329,14 @@ class NameIndex:
             self._add(f"{words[0]} {last}", row, "short name")
             if len(words) == 3 and len(words[1]) > 1:  # "louis i kahn": Louis Isadore Kahn
                 self._add(f"{words[0]} {words[1][0]} {words[2]}", row, "short name")
+        last = surname if surname and " ".join(words).endswith(f" {surname}") else \
+            words[-1] if len(words) >= 2 else ""
+        given = words[:len(words) - len(last.split())] if last else []
+        if given and words[0] not in QUALIFIERS:  # "j s copley", "e mcknight kauffer"
+            self._add(" ".join([*(w[0] for w in given), last]), row, "initials")
+            if len(given) >= 2:  # "e mcknight kauffer", "w leigh"
+                self._add(" ".join([given[0][0], *given[1:], last]), row, "initials")
+                self._add(f"{given[0][0]} {last}", row, "initials")
 
     def _acronym_keys(self, row: int, key: str) -> None:
         """Initials of a name of three words or more, with and without its stop words
@@ -550,8 +560,9 @@ class NameIndex:
         found = self._by_category.get(category)
         if found is None:
             found = sorted({k for k, entries in self._keys.items()
-                            if category is None or any(self.rows[r].category == category
-                                                       for r, _ in entries)})
+                            if any(how != "initials" for _, how in entries) and (
+                                category is None or any(self.rows[r].category == category
+                                                        for r, _ in entries))})
             self._by_category[category] = found
         return found
 

@@ -95,7 +95,7 @@ WHOLE_NAME = 0.95
 _TITLE_WORDS = frozenset({"titled", "title", "titles", "named", "called", "entitled"})
 MAX_TIED = 6
 """Nodes of a tied name each read in turn (more: the tie is asked back)."""
-PART_NAMES = frozenset({"surname", "short name", "given name", "acronym"})
+PART_NAMES = frozenset({"surname", "short name", "given name", "acronym", "initials"})
 """Matches by a part of a person's name: people who share it are told apart by the
 reading that answers."""
 CATEGORY_WORDS = {"Actor": "person or group", "Thing": "work or object", "Place": "place",
