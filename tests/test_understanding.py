@@ -55,6 +55,15 @@ def test_a_plan_that_does_not_cover_its_question_is_not_stated(exact: ExactAnswe
 
 # -- absence is proven --------------------------------------------------------------------
 
+def test_a_german_compound_of_two_lexicon_words_is_read_as_both() -> None:
+    german = Lexicons.default().get("de")
+    assert german is not None
+    assert german.translate("Wann ist das Geburtsjahr von Asinou?") == \
+        "when is the birth year of Asinou?"
+    assert german.translate("Wie viele Aquarelle gibt es?") == \
+        "how many watercolors are there?"  # a word of the lexicon stays itself
+
+
 @pytest.mark.parametrize("question", [
     "when did the church at lagoudera open",
     "who is behind asinou",

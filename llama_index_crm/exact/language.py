@@ -61,6 +61,10 @@ QUESTION_WORDS = frozenset({"who", "what", "which", "when", "where", "how many",
                             "who is", "who are", "who was", "in which year"})
 
 
+MIN_PART = 3
+"""Letters each word of a compound needs ("Geburts|jahr")."""
+
+
 def _key(text: str) -> str:
     return unicodedata.normalize("NFC", text).casefold().replace("’", "'").strip("'")
 
@@ -217,8 +221,10 @@ class Lexicon:
         """A name joined by hyphens to a noun of the lexicon ("Marathasa-Tal",
         "Heilig-Kreuz-Kirche") as the name and the noun's English ("Marathasa", "valley");
         other words as typed."""
-        if not self.compounds or "-" not in token:
+        if not self.compounds:
             return [token]
+        if "-" not in token:
+            return self._joined(token)
         head, _, last = token.rpartition("-")
         english = self._lookup([last]) if last[:1].isupper() else None
         if not english or not head:
@@ -226,6 +232,22 @@ class Lexicon:
         parts = [_capitalised(self._lookup([w]) or w, w[:1].isupper())
                  for w in head.split("-")]  # "Heilig-Kreuz": Holy Cross, a name still
         return [" ".join(parts), english]
+
+    def _joined(self, token: str) -> list[str]:
+        """A compound of two words of the lexicon written as one ("Geburtsjahr": birth
+        year, "Sterbeort"), as their English; other words as typed."""
+        word = fold_name(token)
+        if " " in word or len(word) < 2 * MIN_PART:
+            return [token]
+        for cut in range(MIN_PART, len(word) - MIN_PART + 1):
+            head, tail = word[:cut], word[cut:]
+            first = next((self.folded[h] for h in (head, head.removesuffix("s"),
+                                                   head + "e", head.removesuffix("es"))
+                          if h in self.folded and self.folded[h]), None)
+            second = self.folded.get(tail)
+            if first and second:
+                return [first, second]
+        return [token]
 
     @staticmethod
     def tokens(question: str, elision: bool = True) -> list[str]:
