@@ -441,6 +441,12 @@ MUTANTS: tuple[Mutant, ...] = (
            "            return [token]\n",
            ("tests/test_understanding.py",),
            "exact: 'Geburtsjahr' left as a name, not read as birth year"),
+    Mutant("exact-person-tail-titled", "llama_index_crm/exact/readings.py",
+           "            return None  # \"works of McKnight Kauffer\": a person's name ends so, "
+           "a maker asked\n",
+           "            pass\n",
+           ("tests/test_name_span.py",),
+           "exact: 'works by McKnight Kauffer' read as titles mentioning him"),
     Mutant("exact-typed-zero-ignores-medium", "llama_index_crm/exact/empty.py",
            "            if any(w.endswith(f) for w in words for f in wanted):\n",
            "            if False:\n",

@@ -131,3 +131,10 @@ def test_a_person_named_by_initials_is_the_person(names: ExactAnswerer) -> None:
         assert answer.status != "not_found", asked
     assert names.answer("How many works by F. Remington?").count == 2
     assert names.answer("How many works by K. R. Bunn?").count == 1
+
+
+def test_words_ending_a_persons_name_ask_for_the_person_not_titles(
+        names: ExactAnswerer) -> None:
+    answer = names.answer("Which is the first work of McKnight Kauffer in the collection?")
+    assert answer.status == "answered" and "“Aster Time”" in answer.text
+    assert "Archive" not in answer.text

@@ -229,6 +229,9 @@ class Readings:
         words the reading must still explain, when ``question`` left some out)."""
         if not any(c.how == "partial" and c.category == "Thing" for c in missing.elsewhere):
             return None
+        if any(c.category == "Actor" and fold_name(c.name).endswith(f" {fold_name(missing.text)}")
+               for c in missing.elsewhere):
+            return None  # "works of McKnight Kauffer": a person's name ends so, a maker asked
         words = fold_name(question).split()
         if not any(self.planner.nouns.get(w) == "Thing" or w in _TITLE_WORDS for w in words):
             return None  # a person or a place asked about: absent as itself
