@@ -138,3 +138,8 @@ def test_words_ending_a_persons_name_ask_for_the_person_not_titles(
     answer = names.answer("Which is the first work of McKnight Kauffer in the collection?")
     assert answer.status == "answered" and "“Aster Time”" in answer.text
     assert "Archive" not in answer.text
+
+
+def test_a_type_labelled_other_is_no_reading_of_other_works(names: ExactAnswerer) -> None:
+    answer = names.answer("which other works were made by the maker of The Bronco Buster?")
+    assert answer.status == "answered" and "“The Rattlesnake”" in answer.text

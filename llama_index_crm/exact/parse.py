@@ -122,7 +122,9 @@ class RulePlanner:
         for label, category in (type_nouns or {}).items():
             # an AAT qualifier is no part of the noun: "bronzes (visual works)" → "bronzes"
             key = fold_name(re.sub(r"\([^()]*\)", " ", label)) or fold_name(label)
-            if key and key not in nouns and len(key) >= 3 and not key.isdigit():
+            # a type labelled "Other" is no reading of "which other works" (OTHERNESS)
+            if key and key not in nouns and len(key) >= 3 and not key.isdigit() and \
+                    key not in OTHERNESS:
                 for form in dict.fromkeys((key, pluralise(key), singularise(key))):
                     nouns.setdefault(form, category)
                 self.type_words.add(singularise(key))
