@@ -104,6 +104,10 @@ MAX_SPAN = 24
 """Longest phrase (in words) the scan compares with names."""
 MIN_PARTIAL_WORDS = 3
 """A partial title match needs at least this many content words."""
+MAX_INITIALED = 4
+"""Words of a person's name from which on it is not also known by initials (a firm's)."""
+MIN_SURNAME = 3
+"""Letters the last name needs for a name to be known by its initials ("Azucena S.r.L.")."""
 MIN_ACRONYM_WORDS = 3
 """Names of at least this many words are also known by their initials."""
 SHARED_NAME_NODES = 3
@@ -332,7 +336,9 @@ class NameIndex:
         last = surname if surname and " ".join(words).endswith(f" {surname}") else \
             words[-1] if len(words) >= 2 else ""
         given = words[:len(words) - len(last.split())] if last else []
-        if given and words[0] not in QUALIFIERS:  # "j s copley", "e mcknight kauffer"
+        if given and words[0] not in QUALIFIERS and len(words) <= MAX_INITIALED and \
+                len(last) >= MIN_SURNAME and all(w.isalpha() for w in words):
+            # "j s copley", "e mcknight kauffer"; no firm's name ("A. L. Hirsch and Co.")
             self._add(" ".join([*(w[0] for w in given), last]), row, "initials")
             if len(given) >= 2:  # "e mcknight kauffer", "w leigh"
                 self._add(" ".join([given[0][0], *given[1:], last]), row, "initials")
