@@ -456,6 +456,12 @@ def test_a_reading_that_finds_nothing_proves_no_absence(exact: ExactAnswerer) ->
     assert answer.status == "retrieval_only" and "no actors" not in answer.text
 
 
+def test_an_absent_church_at_an_absent_village_is_absent(exact: ExactAnswerer) -> None:
+    # "wall" describes the paintings (no slip of "will"); "Louvaras" after "at" is a place
+    answer = ask(exact, "When were the wall paintings of Agios Mamas at Louvaras done?")
+    assert answer.status == "not_found" and "Agios Mamas" in answer.text
+
+
 def test_a_title_reading_still_explains_the_words_another_reading_left_out(
         exact: ExactAnswerer) -> None:
     # "inscrite au patrimoine mondial" is no English the lexicon knows: the reading without

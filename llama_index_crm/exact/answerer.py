@@ -39,7 +39,12 @@ from llama_index_crm.exact.kinds import collection_types, said_by_nodes
 from llama_index_crm.exact.language import Lexicon, Lexicons
 from llama_index_crm.exact.linking import Candidate, Missing, NameIndex, Unresolved
 from llama_index_crm.exact.llm_planner import LLMPlanner
-from llama_index_crm.exact.name_span import capitalised_name, replace_words, standing_alone
+from llama_index_crm.exact.name_span import (
+    capitalised_name,
+    placed,
+    replace_words,
+    standing_alone,
+)
 from llama_index_crm.exact.outcome import ExactAnswer, Status
 from llama_index_crm.exact.parse import Parsed, RulePlanner
 from llama_index_crm.exact.parse_words import CLASS_NOUNS
@@ -490,7 +495,8 @@ class ExactAnswerer(Readings, Comparisons):
                 language == "en" or all(self.absence.plain_english(p.text, question)
                                         for p in unproven)) and all(
                 not m.elsewhere and self.absence.unheard(m.text)
-                and capitalised_name(question, m.text) for m in absent):
+                and (capitalised_name(question, m.text) or placed(question, m.text))
+                for m in absent):
             # "the wall paintings of Agios Sozomenos": a name proven absent, beside words
             # that are no name at all, is absent whatever those words mean (in English: in
             # another language two capitalised words may be its untranslated nouns,

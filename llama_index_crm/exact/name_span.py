@@ -237,3 +237,15 @@ def capitalised_name(question: str, text: str) -> bool:
     at = question.find(text)
     words = question[at:at + len(text)].split() if at >= 0 else []
     return len(words) >= 2 and all(w[:1].isupper() for w in words)
+
+
+PLACE_WORDS = frozenset({"at", "in", "near"})
+"""Words before which one capitalised word names a place ("at Louvaras")."""
+
+
+def placed(question: str, text: str) -> bool:
+    """Whether ``text`` is one capitalised word right after "at", "in" or "near" in
+    ``question`` ("the wall paintings of Agios Mamas at Louvaras")."""
+    match = re.search(rf"\b(\w+)\s+{re.escape(text)}\b", question)
+    return match is not None and len(text.split()) == 1 and text[:1].isupper() and \
+        match.group(1).lower() in PLACE_WORDS

@@ -29,6 +29,7 @@ from llama_index_crm.query.lexicon import singularise
 from llama_index_crm.storage.names import fold_name
 
 if TYPE_CHECKING:
+    from llama_index_crm.exact.absence import AbsenceCheck
     from llama_index_crm.exact.execute import Executor
     from llama_index_crm.exact.linking import NameIndex
     from llama_index_crm.exact.parse import RulePlanner
@@ -111,6 +112,7 @@ class Readings:
         executor: Executor
         lexicon: RelationLexicon
         relation_verbs: frozenset[str]
+        absence: AbsenceCheck
         _place_rows: list[Any] | None
 
         @property
@@ -480,7 +482,8 @@ class Readings:
             else set()  # "the colection"
         near = [n for n in known
                 if abs(len(n) - len(word)) <= 1 and OSA.distance(n, word) == 1]
-        if not near:  # "can you lsit X's works": one word of the planner's, mistyped
+        if not near and word not in self.absence.common:  # "can you lsit X's works": one
+            # word of the planner's, mistyped ("wall" is a word of its own, no "will")
             near = [v for v in self.planner.vocabulary if len(v) >= MIN_SLIPPED
                     and abs(len(v) - len(word)) <= 1 and OSA.distance(v, word) == 1]
         return near[0] if len(near) == 1 else None
