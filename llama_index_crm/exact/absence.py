@@ -36,6 +36,7 @@ from llama_index_crm.exact.crosslingual import CrossLingualNames, inflected, rom
 from llama_index_crm.exact.language import common_words
 from llama_index_crm.exact.name_span import (
     NAME_JOINERS,
+    PLACE_WORDS,
     agrees,
     every_word_near,
     holds_most,
@@ -51,7 +52,7 @@ from llama_index_crm.exact.name_span import find_words as _find
 from llama_index_crm.exact.parse_words import THING_TYPE_WORDS
 from llama_index_crm.exact.statements import stated_texts, stating
 from llama_index_crm.query.conversation import quoted_titles
-from llama_index_crm.query.lexicon import singularise
+from llama_index_crm.query.lexicon import singularise, slips
 from llama_index_crm.storage.names import fold_name
 
 if TYPE_CHECKING:
@@ -80,8 +81,6 @@ CLOSE_WORD_RATIO = 80
 """The same for one typed word against one word of a label."""
 CLOSE_FOREIGN_RATIO = 85
 """The same for each word of a name in a translated question ("Nikosia", "Nicosia")."""
-PLACE_CUES = frozenset({"in", "at", "near"})
-"""English words (of a translated question) before which a capitalised word names a place."""
 CAPITALISED_NOUNS = frozenset({"de"})
 """Languages that write every noun with a capital: one capitalised word is no sign of a name."""
 PARTICIPLE = re.compile(r"(?:ed|made|built|drawn|taken|done|written|shot|cast|born)$")
@@ -330,8 +329,6 @@ class AbsenceCheck:
         """One word in lower case where a count puts its noun ("how many peices by X",
         "number of photogravures"), a slip of a noun of the planner or a word the graph's
         documents hold: the thing counted, not a name ("how many vermeers" stays one)."""
-        from rapidfuzz.distance import OSA
-
         tokens = [m.group() for m in _WORD.finditer(question)]
         keys = [fold_name(t) for t in tokens]
         words = fold_name(text).split()
@@ -340,7 +337,7 @@ class AbsenceCheck:
                 not _counted_noun(keys, start):
             return False
         word = words[0]
-        if any(OSA.distance(word, n) == 1 for n in nouns if abs(len(n) - len(word)) <= 1):
+        if slips(word, nouns):
             return True
         return self._in_documents(singularise(word))
 
@@ -473,13 +470,10 @@ class AbsenceCheck:
         """The word of the planner's ``vocabulary`` that ``word`` (typed in lower case, no
         word of the graph's names nor a common word) is one slip of a key away from ("ther"
         for "there", "lsit" for "list"), or None: a typing slip is no name."""
-        from rapidfuzz.distance import OSA
-
         if len(word) < MIN_NAME or word in self.common or word in vocabulary or \
                 self.names is not None and _in_sorted(self.names.vocabulary, word):
             return None
-        return next((v for v in sorted(vocabulary) if len(v) >= SLIP_LETTERS and
-                     abs(len(v) - len(word)) <= 1 and OSA.distance(word, v) == 1), None)
+        return min(slips(word, vocabulary, SLIP_LETTERS), default=None)
 
     @staticmethod
     def modifier(text: str, question: str, nouns: frozenset[str],
@@ -581,7 +575,7 @@ class AbsenceCheck:
             # one ordinary word after an article ("does the center hold"): a common noun
             return False
         if language in CAPITALISED_NOUNS and len(span) == 1 and before_cue(keys, start) is None \
-                and not (start > 0 and (keys[start - 1] in PLACE_CUES or
+                and not (start > 0 and (keys[start - 1] in PLACE_WORDS or
                                         singularise(keys[start - 1]) in nouns)):
             # German writes every noun with a capital ("Wie viele Aquarelle …"); one the
             # lexicon turned into English stands before a name ("das Kloster Kykkos": "the

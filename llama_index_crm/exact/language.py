@@ -394,6 +394,7 @@ class Lexicons:
 
 
 @cache
+@cache
 def common_words() -> frozenset[str]:
     """Common English words (``config/lexicon/en_common.txt``)."""
     path = find_config_dir() / LEXICON_DIR / "en_common.txt"

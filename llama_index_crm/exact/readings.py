@@ -25,7 +25,7 @@ from llama_index_crm.exact.outcome import ExactAnswer
 from llama_index_crm.exact.parse_words import DETERMINERS
 from llama_index_crm.exact.plan import ValueFilter
 from llama_index_crm.exact.render import render
-from llama_index_crm.query.lexicon import singularise
+from llama_index_crm.query.lexicon import singularise, slips
 from llama_index_crm.storage.names import fold_name
 
 if TYPE_CHECKING:
@@ -474,18 +474,14 @@ class Readings:
     def _respelt(self, word: str) -> str | None:
         """The one class or type noun ``word`` is a slip of (an edit or a swap away:
         "exhibitons", "peices"), for long words."""
-        from rapidfuzz.distance import OSA
-
         if len(word) < MIN_SLIPPED or word in self.planner.nouns:
             return None
         known = {*self.planner.nouns, *COLLECTION_NOUNS} if len(word) >= MIN_MISSPELT \
             else set()  # "the colection"
-        near = [n for n in known
-                if abs(len(n) - len(word)) <= 1 and OSA.distance(n, word) == 1]
+        near = slips(word, known)
         if not near and word not in self.absence.common:  # "can you lsit X's works": one
             # word of the planner's, mistyped ("wall" is a word of its own, no "will")
-            near = [v for v in self.planner.vocabulary if len(v) >= MIN_SLIPPED
-                    and abs(len(v) - len(word)) <= 1 and OSA.distance(v, word) == 1]
+            near = slips(word, self.planner.vocabulary, MIN_SLIPPED)
         return near[0] if len(near) == 1 else None
 
     @staticmethod

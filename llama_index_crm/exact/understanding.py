@@ -31,7 +31,7 @@ from llama_index_crm.exact.plan import Anchor, ExactPlan
 from llama_index_crm.exact.relations import Relation, RelationLexicon
 from llama_index_crm.ontology import Step
 from llama_index_crm.query.conversation import quoted_titles
-from llama_index_crm.query.lexicon import singularise
+from llama_index_crm.query.lexicon import singularise, slips
 from llama_index_crm.query.temporal import find_time_range
 from llama_index_crm.storage.names import fold_name
 
@@ -496,11 +496,7 @@ SLIP_LETTERS = 5
 
 def _slip_of(word: str, nouns: set[str]) -> bool:
     """Whether ``word`` is one slip of a key (an edit or a swap) from one of ``nouns``."""
-    from rapidfuzz.distance import OSA
-
-    return len(word) >= SLIP_LETTERS and any(
-        abs(len(n) - len(word)) <= 1 and OSA.distance(word, n) == 1 for n in nouns
-        if len(n) >= SLIP_LETTERS)
+    return len(word) >= SLIP_LETTERS and bool(slips(word, nouns, SLIP_LETTERS))
 
 
 def covered(question: str, plan: ExactPlan, lexicon: RelationLexicon,

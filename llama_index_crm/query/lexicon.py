@@ -137,6 +137,15 @@ _STEM_ENDINGS = ("ations", "ation", "ions", "ion", "ings", "ing", "ors", "or",
                  "ers", "er", "ed", "es", "s", "e")
 
 
+def slips(word: str, candidates: Iterable[str], min_letters: int = 0) -> list[str]:
+    """The ``candidates`` (of ``min_letters`` letters or more) that ``word`` is one slip of a
+    key from: one letter added, dropped, changed, or two swapped ("lsit" → "list")."""
+    from rapidfuzz.distance import OSA
+
+    return [c for c in candidates if len(c) >= min_letters and abs(len(c) - len(word)) <= 1
+            and OSA.distance(word, c) == 1]
+
+
 def word_stem(word: str) -> str:
     """A crude English stem, for telling that two forms of one word name one thing: a role
     ("Director") and its verb ("directed"), a type ("Exhibiting") and its noun

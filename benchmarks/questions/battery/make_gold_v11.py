@@ -24,18 +24,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # gold_runner.py, make_gold_v9.py
-from gold_runner import run, stores_loader  # noqa: E402
-from make_gold_v4 import compute, validator  # noqa: E402
-from make_gold_v9 import GRAPHS, ORDER  # noqa: E402
-
-QFILE = Path(__file__).resolve().parent / "v11.jsonl"
-validate = validator("v11", tuple(ORDER))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # make_gold_v9.py
+from make_gold_v9 import later_set_main  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
-    return run(argv, doc=__doc__ or "", qfile=QFILE, graphs=GRAPHS, compute=compute,
-               validate=validate, order=ORDER, notes=True, load=stores_loader(GRAPHS, "V11_STORES"))
+    return later_set_main("v11", __doc__ or "", argv)
 
 
 if __name__ == "__main__":

@@ -87,6 +87,14 @@ def stats(qs: list[dict[str, Any]]) -> str:
     return "\n".join(table)
 
 
+def later_set_main(name: str, doc: str, argv: list[str] | None = None) -> int:
+    """``main`` of a later set over these six graphs with v4's checks (``<name>.jsonl`` beside
+    this script, ids ``<name>-<dataset>-NNN``, stores from ``<NAME>_STORES``)."""
+    return run(argv, doc=doc, qfile=HERE / f"{name}.jsonl", graphs=GRAPHS, compute=compute,
+               validate=validator(name, tuple(ORDER)), order=ORDER, notes=True,
+               load=gold_runner.stores_loader(GRAPHS, f"{name.upper()}_STORES"))
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if "--stats" in args:
