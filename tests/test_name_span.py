@@ -52,6 +52,13 @@ def test_a_title_sharing_one_word_with_a_work_is_absent(names: ExactAnswerer) ->
     assert control.status == "answered" and "Will Barnet" in control.text
 
 
+def test_a_title_tying_two_works_by_one_word_is_absent(names: ExactAnswerer) -> None:
+    # each word of it ties works ("Leopard" twice, "Moose in Moonlight", "Snow Geese")
+    answer = names.answer("Who painted Snow Leopard in Moonlight?")
+    assert answer.status == "not_found" and "“Snow Leopard" in answer.text
+    assert names.answer("Who painted Leopard?").status == "ambiguous"  # both are "Leopard"
+
+
 def test_a_person_sharing_a_surname_is_not_the_person_asked(names: ExactAnswerer) -> None:
     answer = names.answer("When was Beatrix Potter born?")
     assert answer.status == "not_found" and "“Beatrix Potter”" in answer.text

@@ -308,7 +308,9 @@ def test_an_empty_path_from_a_name_that_also_names_another_kind(exact: ExactAnsw
 def test_the_painters_of_a_church_s_wall_paintings(exact: ExactAnswerer, question: str) -> None:
     answer = ask(exact, question)
     assert answer.status == "answered", (answer.status, answer.plan_text)
-    assert "Philippos Goul" in answer.text and "Petros Peratis" in answer.text
+    # the painter; the donor Petros Peratis, typed so, is left out when the church is
+    # asked about (tests/test_described.py), kept as one who carried out the campaign
+    assert "Philippos Goul" in answer.text
     assert answer.understanding is not None and answer.understanding.complete
 
 

@@ -98,6 +98,8 @@ CONTINUED_RATIO = 65
 ("san neofito" for "saint neophytos": 69; "st neophytos": 89)."""
 RARE_WORD_RATIO = 70
 """rapidfuzz ratio from which a typed rare word is a word of a name spelt otherwise."""
+OWNERS = frozenset({"my", "your", "our", "his", "her", "their", "its"})
+"""Possessive determiners: an ordinary word after one is a common noun."""
 MIN_NAME = 3
 """Letters a lone word needs to be read as a name ("se", "s" are not)."""
 MIN_WORD = 5
@@ -574,6 +576,8 @@ class AbsenceCheck:
                 and (start < 2 or keys[start - 2] not in STRONG_CUES):
             # one ordinary word after an article ("does the center hold"): a common noun
             return False
+        if ordinary and start > 0 and keys[start - 1] in OWNERS:
+            return False  # "my uncle collected …": a common noun of the asker's
         if language in CAPITALISED_NOUNS and len(span) == 1 and before_cue(keys, start) is None \
                 and not (start > 0 and (keys[start - 1] in PLACE_WORDS or
                                         singularise(keys[start - 1]) in nouns)):

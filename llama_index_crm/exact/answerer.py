@@ -32,6 +32,7 @@ from llama_index.core.llms import LLM
 from llama_index_crm.errors import LLMUnavailable
 from llama_index_crm.exact.absence import AbsenceCheck, Proof
 from llama_index_crm.exact.compare import Comparisons
+from llama_index_crm.exact.described import DescribedNames
 from llama_index_crm.exact.empty import EmptyCheck
 from llama_index_crm.exact.endpoint import EndpointExecutor, PlanEndpoint
 from llama_index_crm.exact.execute import TITLE_RELATION, ExactResult, Executor
@@ -52,7 +53,9 @@ from llama_index_crm.exact.plan import Anchor, ExactPlan, ValueFilter, Variable
 from llama_index_crm.exact.readings import WHICH_PLACE, Readings, typed_lower
 from llama_index_crm.exact.relations import RelationLexicon
 from llama_index_crm.exact.render import describe_plan, evidence_lines, render
+from llama_index_crm.exact.retries import Retries
 from llama_index_crm.exact.roles import ROLE_RELATION, role_relations, with_roles
+from llama_index_crm.exact.sentences import asked_last
 from llama_index_crm.exact.similar import RelationSimilarity
 from llama_index_crm.exact.sparql import plan_sparql
 from llama_index_crm.exact.understanding import Understanding, covered, institution_words
@@ -83,7 +86,7 @@ CATEGORY_NOUNS = {"Actor": "artist or other actor", "Thing": "work or object",
                   "Place": "place", "Event": "event", "Concept": "term"}
 
 
-class ExactAnswerer(Readings, Comparisons):
+class ExactAnswerer(Readings, Retries, Comparisons):
     """Answers questions exactly over one loaded index.
 
     Args:
@@ -130,6 +133,7 @@ class ExactAnswerer(Readings, Comparisons):
         self.lexicons = Lexicons.default()
         self._script_names: dict[str, dict[str, str]] = {}
         self._place_rows: list[Any] | None = None
+        self._descriptions_index: DescribedNames | None = None
 
     def _trial(self, relation: str, other: str | None, inverse: bool,
                candidate: Candidate) -> bool:
@@ -223,7 +227,11 @@ class ExactAnswerer(Readings, Comparisons):
         kept = self._settled_by_answer(asked, history, ties, language, None) if ties else None
         if kept is not None:  # "the director of Florine Stettheimer": the exhibition
             return kept
+        typed = self._typed_roles(first)
+        if typed is not None:
+            return typed
         for text, note in [*first.readings, *topics, *self._appositions(asked),
+                           *self._descriptions(asked), *asked_last(asked, self._names_of),
                            *self._relative_clauses(asked), *self._passives(asked),
                            *self._fronted(asked),
                            *self._misspelt_nouns(asked, first),
@@ -238,6 +246,7 @@ class ExactAnswerer(Readings, Comparisons):
                                            for clause, _ in self._relative_clauses(place))]:
                 other = self._read(again, history, None, language,
                                    cover=None if note else asked)
+                other = self._typed_roles(other) or other
                 # a reading is a guess: an empty result of it proves no absence
                 if other.status == "answered" and (other.total or other.count is None
                                                    and other.plan is not None
@@ -312,6 +321,10 @@ class ExactAnswerer(Readings, Comparisons):
                 described = self._described(asked, word, language)
                 if described is not None:
                     return described
+        wider = self._wider_absent(asked, parsed.ambiguous, language) if parsed.ambiguous \
+            and settled is None else None
+        if wider is not None:  # "Snow Leopard in Moonlight": no "Leopard" of the graph
+            return wider
         if parsed.ambiguous:
             kept = None if settled is not None else \
                 self._settled_by_answer(asked, history, parsed.ambiguous, language, cover) \

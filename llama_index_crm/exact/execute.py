@@ -516,8 +516,10 @@ class Executor(Ranking, ValueFilters):
         members = {n: members[n] for n, k in zip(nodes.tolist(), keep.tolist(), strict=True)
                    if k and n not in excluded}
         types = [t for t in var.types if t not in GENDER_WORDS]  # genders: checked above
-        if var.category == "Actor" and var.anchor is None and not types and noun:
-            members = self._typed_otherwise(members, noun)
+        if var.category == "Actor" and var.anchor is None and not types:
+            # "who painted T": the painter typed so, not the donor the campaign also names
+            for word in dict.fromkeys([noun, *self._agents(var)]):
+                members = self._typed_otherwise(members, word) if word else members
         if types:
             self._load_type_text(n for n in members if n not in self._type_labels)
             if any(self._type_labels.get(n) for n in members) or any(
@@ -589,6 +591,13 @@ class Executor(Ranking, ValueFilters):
             found = self._typing[(word, actors)] = any(
                 type_label_names(label, word) for label in labels)
         return found
+
+    def _agents(self, var: Variable) -> list[str]:
+        """Nouns of the makers a link's verb names by what they make ("painted": painter,
+        the relation's event-hint key whose event words the link's hints share)."""
+        return [stem for link in var.links if link.hints and link.relation in self.lexicon
+                for stem, hints in self.lexicon[link.relation].event_hints.items()
+                if stem.endswith(("er", "or")) and set(hints) & set(link.hints)]
 
     def _typed_otherwise(self, members: Members, noun: str) -> Members:
         """Without the actors the graph types, but not with the question's noun: "the

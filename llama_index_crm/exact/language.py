@@ -254,6 +254,7 @@ class Lexicon:
         """The words and punctuation :meth:`translate` reads (``elision``: a word ends at
         an apostrophe, as French and Italian articles do)."""
         pattern = _TOKEN if elision else _WHOLE_TOKEN
+        question = question.replace("„", "“").replace("‚", "‘")  # German opening quotes
         return pattern.findall(unicodedata.normalize("NFC", question))
 
 

@@ -63,6 +63,10 @@ _GREEK_ENDINGS = (("ασ", ("α",)), ("ησ", ("η",)), ("ου", ("οσ", "ο"))
 genitive "Σολέας" of "Σολέα", "Αγίου" of "Άγιος")."""
 
 
+SPELT_SUFFIXES = {"sr": "senior", "jr": "junior", "senior": "sr", "junior": "jr"}
+"""A generation suffix and its other spelling ("William Jacob Hays Sr." typed "Senior")."""
+
+
 def greek_cases(key: str, most: int = 16) -> list[str]:
     """Other case forms of a folded name written in Greek letters (each word's ending
     swapped for the nominative's); [] for other scripts.
@@ -324,6 +328,8 @@ class NameIndex:
         if surname:
             self._surnames.setdefault(surname, set()).add(row)
         words = key.split()
+        if len(words) > 2 and words[-1] in SPELT_SUFFIXES:  # "hays sr": "hays senior"
+            self._add(" ".join([*words[:-1], SPELT_SUFFIXES[words[-1]]]), row, "stripped")
         while len(words) > 2 and words[-1] in NAME_SUFFIXES:
             words.pop()
         if len(words) >= 2 and " ".join(words) != key:

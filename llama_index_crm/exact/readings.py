@@ -677,14 +677,16 @@ class Readings:
                 typed = re.sub(r"\s+([?!.,;:])", r"\1", " ".join(tokens[start:end]))
                 out.append((re.sub(r"\s+([?!.,;:])", r"\1", text),
                             f"reading “{typed} {tokens[end]}” as the {tokens[end]} named so"))
-            before = start - 1
+            quoted = int(start >= 2 and tokens[start - 1] in "“\"«‘")  # "the show “X”"
+            kept = start - quoted
+            before = kept - 1
             head = start + 1 if fold_name(tokens[start]) == "the" and end - start > 1 else start
             if before < 0 or not tokens[head][:1].isupper():
                 continue
             # "the church of the Archangel Michael": the church named so, when it is one
-            genitive = [i for i in (start - 2, start - 3) if i >= 0
+            genitive = [i for i in (kept - 2, kept - 3) if i >= 0
                         and fold_name(tokens[i + 1]) == "of"
-                        and all(fold_name(t) == "the" for t in tokens[i + 2:start])]
+                        and all(fold_name(t) == "the" for t in tokens[i + 2:kept])]
             if genitive and self.planner.noun_category(fold_name(tokens[genitive[0]])) != \
                     "Actor":  # "the church of X" may be its name; "the director of X" never
                 before = genitive[0]
@@ -702,8 +704,8 @@ class Readings:
                 if compound and fold_name(tokens[before - 1]) not in DETERMINERS and any(
                         c.category == "Concept" for c in self.names.exact(compound, ["Concept"])):
                     before -= 1
-                text = " ".join(tokens[:before] + tokens[start:])
-                noun = " ".join(t for t in tokens[before:start] if fold_name(t) not in
+                text = " ".join(tokens[:before] + tokens[kept:])
+                noun = " ".join(t for t in tokens[before:kept] if fold_name(t) not in
                                 {"of", "the"})
                 out.append((re.sub(r"\s+([?!.,;:])", r"\1", text),
                             f"reading “{noun} {tokens[start]}…” as the {noun} named so"))

@@ -207,8 +207,10 @@ def _value_sentence(item: Item, relation: str, values: Sequence[Value],
         return f"{name} {prefix}{verb} {on} {text}."
     if relation == "credit-line":
         return f"The credit line of {name} reads: {text}."
-    if relation == "has-type":
-        return f"{name} is classified as: {text}."
+    if relation == "has-type":  # "Planographic prints" names a kind: one of them is
+        ones = [f"a {one}" for v in values if (one := singularise(v.text.lower()))
+                != v.text.lower()]
+        return f"{name} is classified as: {text}" + (f" ({'; '.join(ones)})." if ones else ".")
     if relation in {"located-in", "took-place-at"}:
         return f"{name} is located in {text}." if relation == "located-in" else \
             f"{name} took place at {text}."

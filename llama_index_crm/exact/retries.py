@@ -1,0 +1,110 @@
+"""Readings tried again after the first finds nothing, each through the graph's own nodes:
+a node described rather than named (:mod:`.described`), a role the graph gives people as a
+type (:mod:`.typed_roles`), and a name that ties several nodes by one word of a longer name
+the graph lacks ("Snow Leopard in Moonlight").
+
+:class:`Retries` is a part of :class:`~.answerer.ExactAnswerer` (it plans and executes
+through it), kept apart so that each file says one thing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from llama_index_crm.exact.described import DescribedNames
+from llama_index_crm.exact.language import Lexicon
+from llama_index_crm.exact.linking import Missing, Unresolved, greek_cases
+from llama_index_crm.exact.name_span import agrees, name_span
+from llama_index_crm.exact.outcome import ExactAnswer
+from llama_index_crm.exact.parse_words import DETERMINERS
+from llama_index_crm.exact.typed_roles import typed_role_plans
+from llama_index_crm.storage.names import fold_name
+
+if TYPE_CHECKING:
+    from llama_index_crm.exact.execute import Executor
+    from llama_index_crm.exact.linking import NameIndex
+    from llama_index_crm.exact.parse import RulePlanner
+    from llama_index_crm.exact.plan import ExactPlan
+
+__all__ = ["Retries"]
+
+
+class Retries:
+    """The retries of :class:`~.answerer.ExactAnswerer`."""
+
+    if TYPE_CHECKING:  # what the answerer provides
+        planner: RulePlanner
+        names: NameIndex
+        executor: Executor
+        _descriptions_index: DescribedNames | None
+
+        def execute(self, plan: ExactPlan) -> ExactAnswer: ...
+
+        def _missing(self, question: str, missing: Sequence[Missing],
+                     language: str, cover: str | None = None) -> ExactAnswer: ...
+
+        def _names_in(self, question: str, elision: bool = True) -> list[tuple[int, int]]: ...
+
+    def _wider_absent(self, asked: str, ambiguous: Sequence[Unresolved],
+                      language: str) -> ExactAnswer | None:
+        """``not_found`` for a name that ties several nodes only by a word of it, when the
+        name typed is longer ("Snow Leopard in Moonlight": works titled "Leopard"), no
+        name of the graph holds its words, and the absence is proven as any missing one."""
+        for tie in ambiguous:
+            span = name_span(asked, tie.text)
+            if span is None or any(agrees(span, c.name) for c in tie.candidates) or \
+                    self.names.lookup(span, fuzzy=False, partial=False):
+                continue
+            kinds = tuple(dict.fromkeys(c.category for c in tie.candidates))
+            answer = self._missing(asked, [Missing(span, kinds)], language)
+            if answer.status == "not_found":
+                return answer
+        return None
+
+    def _names_of(self, text: str) -> list[str]:
+        """The graph's names ``text`` holds, as typed."""
+        tokens = Lexicon.tokens(text, False)
+        return [" ".join(tokens[a:b]) for a, b in self._names_in(text, False)]
+
+    def _typed_roles(self, first: ExactAnswer) -> ExactAnswer | None:
+        """"The donor of T" read as T's actors typed "donor" (:mod:`.typed_roles`)."""
+        if first.status == "answered" and first.total or first.plan is None:
+            return None
+        for plan, note in typed_role_plans(first.plan, self.executor):
+            typed = self.execute(plan)
+            if typed.status == "answered" and typed.total:
+                return replace(typed, text=f"{typed.text} ({note})")
+        return None
+
+    def _descriptions(self, asked: str) -> list[tuple[str, str]]:
+        """Readings with a node described by a class noun and words of its name put by
+        its name ("the church of the Archangel in Pedoulas": “Church of the Archangel
+        Michael, Pedoulas”; :mod:`.described`)."""
+        if self._descriptions_index is None:
+            places = self.names.lookup
+            self._descriptions_index = DescribedNames(
+                self.names.rows, greek_cases, lambda w: [n for c in places(
+                    w, ["Place"], surname=False, fuzzy=False, partial=False)
+                    for n in (c.name, self.names.display(c.node))])
+        tokens = Lexicon.tokens(asked, False)
+        out = []
+        for at, token in enumerate(tokens):
+            category = self.planner.noun_category(fold_name(token))
+            if category not in {"Thing", "Place", "Event"}:
+                continue
+            found = self._descriptions_index.find(
+                tokens, at, category, lambda w: w in self.planner.vocabulary,
+                lambda uri, noun: (n := self.executor.node_id(uri)) is not None
+                and self.executor._typed(n, [noun]))
+            if found is None:
+                continue
+            start = found.start - (found.start > 0 and
+                                   fold_name(tokens[found.start - 1]) in DETERMINERS)
+            said = " ".join(tokens[found.start:found.end])
+            text = " ".join([*tokens[:start], f"“{found.label}”", *tokens[found.end:]])
+            out.append((re.sub(r"\s+([?!.,;:])", r"\1", text),
+                        f"reading “{said}” as “{found.label}”"))
+        return out
