@@ -363,17 +363,6 @@ class Lexicons:
         if _CYRILLIC.search(text):
             return "und"
         words = [fold_name(w) for w in _WORD.findall(text)]
-        if words:  # a question word of one language only opens its questions
-            first = _key(_WORD.findall(text)[0])
-            own = self.by_code.get("en")
-            pair = " ".join(_key(w) for w in _WORD.findall(text)[:2])
-            if own is None or words[0] not in own.function_words:
-                for code, lex in self.by_code.items():  # "wie viele", "quante"
-                    if code != "en" and (lex.words.get(first) in QUESTION_WORDS
-                                         or lex.words.get(pair) in QUESTION_WORDS
-                                         or fold_name(first) in lex.question_words
-                                         or fold_name(pair) in lex.question_words):
-                        return code
         # words typed in lower case (and the first): a title's or a name's words ("The
         # Rocky Mountains", "Taos Canyon, New Mexico") say nothing of the asker's language
         typed = _WORD.findall(text)
@@ -383,6 +372,27 @@ class Lexicons:
                                 w in lex.function_words or w in lex.words
                                 and w not in english_words) for w in asked)
                   for code, lex in self.by_code.items()}
+        if words:  # a question word of one language only opens its questions
+            first = _key(_WORD.findall(text)[0])
+            own = self.by_code.get("en")
+            pair = " ".join(_key(w) for w in _WORD.findall(text)[:2])
+            if own is None or words[0] not in own.function_words:
+                claimants = [code for code, lex in self.by_code.items()  # "wie viele"
+                             if code != "en" and (lex.words.get(first) in QUESTION_WORDS
+                                                  or lex.words.get(pair) in QUESTION_WORDS
+                                                  or fold_name(first) in lex.question_words
+                                                  or fold_name(pair) in lex.question_words)]
+                # a word that opens questions in several languages ("quando": Italian and
+                # Portuguese; "wie": Dutch "who", German "how"): the one whose words the
+                # question holds most
+                rivals = [code for code, lex in self.by_code.items()
+                          if code != "en" and code not in claimants
+                          and (words[0] in lex.function_words or words[0] in lex.folded)]
+                if len(claimants) == 1 and not rivals:
+                    return claimants[0]
+                if claimants:
+                    return max(claimants + rivals,
+                               key=lambda c: (scores[c], c in claimants))
         english = scores.get("en", 0)
         best = max((c for c in scores if c != "en"), key=lambda c: scores[c], default="en")
         if best != "en" and scores[best] >= MIN_FOREIGN and scores[best] > english:
