@@ -567,6 +567,23 @@ MUTANTS: tuple[Mutant, ...] = (
            "            if not named:\n",
            ("tests/test_described.py",),
            "exact: 'the most paintings at the Amon Carter' read as a portrait 'Amon G. Carter'"),
+    Mutant("exact-contraction-a-name", "llama_index_crm/exact/absence.py",
+           "        if start is None and folded[0] in AUXILIARIES:\n",
+           "        if False:\n",
+           ("tests/test_described.py",),
+           "exact: 'I'm researching interwar advertising' reported as an absent name"),
+    Mutant("exact-telling-clause-kept", "llama_index_crm/exact/sentences.py",
+           "    if len(parts) < 2 and TELLING.match(asked):  "
+           "# \"I'm researching X - who designed Y?\"\n",
+           "    if False:\n",
+           ("tests/test_described.py",),
+           "exact: 'I'm researching X - who designed Y?' not read from its question"),
+    Mutant("exact-topic-noun-unowned", "llama_index_crm/exact/readings.py",
+           "                self._whose(tail)  "
+           "# \"X show - who was the director?\": X's director\n",
+           "                None\n",
+           ("tests/test_described.py",),
+           "exact: 'Panagia Podithou - who was the founder?' leaves 'founder' unexplained"),
 )
 
 

@@ -143,3 +143,35 @@ def test_a_plural_type_label_says_what_one_of_them_is() -> None:
     text = _value_sentence(item, "has-type", [Value("Planographic prints")], lexicon)
     assert "Planographic prints" in text and "a planographic print" in text
     assert "(a" not in _value_sentence(item, "has-type", [Value("Drawing")], lexicon)
+
+
+def test_a_clause_the_asker_tells_of_themselves_is_no_name() -> None:
+    from llama_index_crm.exact.absence import AbsenceCheck
+    from llama_index_crm.exact.sentences import asked_last
+
+    question = ("I'm researching interwar advertising - could you tell me who designed "
+                "Eno's Fruit Salt?")
+    assert not AbsenceCheck(None, None).name_shaped("am researching interwar advertising",
+                                                    question)
+    assert asked_last(question, lambda text: []) == [
+        ("could you tell me who designed Eno's Fruit Salt?",
+         "reading the last sentence as the question")]
+    # a topic named first is no telling: "X - who directed it?" is read elsewhere
+    assert asked_last("Five California Houses - list the architects", lambda t: []) == []
+
+
+def test_what_a_work_is_painted_on_is_its_medium() -> None:
+    from llama_index_crm.exact.language import Lexicons
+
+    english = Lexicons.default().get("en")
+    assert english is not None
+    assert english.rewrite("cymon and iphigenia - what is it painted on?") == \
+        "cymon and iphigenia - what is the medium of it?"
+    assert english.rewrite("what was The Cave of Despair painted on?") == \
+        "what is the medium of The Cave of Despair?"
+
+
+def test_a_relation_noun_ending_the_question_is_the_topics(exact: ExactAnswerer) -> None:
+    answer = ask(exact, "Panagia Podithou - who was the founder?")
+    assert answer.status == "answered" and "Demetre de Coron" in answer.text
+    assert "as Panagia Podithou" in answer.text

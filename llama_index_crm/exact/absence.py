@@ -98,6 +98,8 @@ CONTINUED_RATIO = 65
 ("san neofito" for "saint neophytos": 69; "st neophytos": 89)."""
 RARE_WORD_RATIO = 70
 """rapidfuzz ratio from which a typed rare word is a word of a name spelt otherwise."""
+AUXILIARIES = frozenset({"am", "is", "are", "was", "were", "be", "been", "do", "does"})
+"""Verbs a contraction opens with ("I'm" → "I am"): no name begins so."""
 OWNERS = frozenset({"my", "your", "our", "his", "her", "their", "its"})
 """Possessive determiners: an ordinary word after one is a common noun."""
 MIN_NAME = 3
@@ -557,6 +559,8 @@ class AbsenceCheck:
         tokens = [m.group() for m in _WORD.finditer(question)]
         keys = [fold_name(_POSSESSIVE_END.sub("", t)) for t in tokens]  # "Sherman's"
         start = _find(keys, folded)
+        if start is None and folded[0] in AUXILIARIES:
+            return False  # "I'm researching interwar advertising": "am …" names nothing
         if start is None:  # rewritten words (a contraction): judged by the words alone
             return not foreign and any(w not in self.common and w not in vocabulary
                                        and len(w) > 2 for w in folded)

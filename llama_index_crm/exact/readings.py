@@ -69,6 +69,8 @@ WHICH_PLACE = re.compile(r"^\s*(?:in\s+)?(?:which|what)\s+(?P<noun>[a-z]+)\s+"
 
 _TOPIC_BREAK = re.compile(r"\s+[—–-]+\s+|:\s+|\s*[—–]\s*")
 """Where a question naming its topic first goes on ("X — who directed it?", "X: when?")."""
+_TRAILING_NOUN = re.compile(r"\bthe\s+(\w+)\s*[?.!]*\s*$", re.I)
+"""A noun ending a question after "the" ("who was the director?")."""
 _POINTER = re.compile(r"\b(?:it|them|him|he|she|they|its|their|his|her)\b", re.I)
 _POSSESSIVE = re.compile(r"\b(its|their|his|her)\s+(\w+)", re.I)
 _DEMONSTRATIVE = re.compile(r"\b(?:that|this|the\s+same)\s+(artists?|painters?|makers?|"
@@ -325,7 +327,8 @@ class Readings:
         out: list[tuple[str, str]] = []
         for match in reversed(list(_TOPIC_BREAK.finditer(asked))):
             head, tail = asked[:match.start()].strip(), asked[match.end():].strip()
-            pointer = _POINTER.search(tail) or _DEMONSTRATIVE.search(tail)
+            pointer = _POINTER.search(tail) or _DEMONSTRATIVE.search(tail) or \
+                self._whose(tail)  # "X show - who was the director?": X's director
             if not head or pointer is None:
                 continue
             head = re.sub(r"(\w)['’]s\b", r"\1", _PREAMBLE.sub("", head).strip())
@@ -349,10 +352,19 @@ class Readings:
             for topic in dict.fromkeys(topics):
                 literal = _escaped(topic)
                 text = _DEMONSTRATIVE.sub(rf"the \1 of {literal}", tail)  # "that artist"
+                if pointer.re is _TRAILING_NOUN:
+                    text = f"{tail[:pointer.end(1)]} of {topic}{tail[pointer.end(1):]}"
                 text = _POINTER.sub(literal, _POSSESSIVE.sub(rf"the \2 of {literal}", text))
                 out.append((text, f"reading “{pointer.group()}” as {topic}"))
             break
         return out
+
+    def _whose(self, tail: str) -> re.Match[str] | None:
+        """A relation noun ending the question after "the" ("who was the director?"): the
+        topic named before is whose."""
+        found = _TRAILING_NOUN.search(tail)
+        nouns = {fold_name(n) for r in self.lexicon.values() for n in r.nouns}
+        return found if found and fold_name(found.group(1)) in nouns else None
 
     def _dated_names(self, asked: str, first: ExactAnswer) -> list[tuple[str, str]]:
         """Readings without a year typed right beside a name when it is the named node's own

@@ -16,6 +16,10 @@ __all__ = ["asked_last"]
 
 SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[\"“'¿¡]?[^\W\d_])")
 """The end of a sentence: a full stop, "!" or "?", then the next sentence."""
+TELLING = re.compile(r"^\s*(?:i|i['’]m|i\s+am|we|we['’]re|we\s+are|my|our)\b", re.I)
+"""The asker speaking of themselves: a clause that tells, not one that names."""
+CLAUSE_BREAK = re.compile(r"\s+[—–-]+\s+|:\s+|;\s+")
+"""Where a telling clause ends and the question begins, within one sentence."""
 TIMES = re.compile(r"\b(?:1\d|20)\d\d(?:['’]?s)?\b|\b(?:centur(?:y|ies)|decades?)\b", re.I)
 """A year, a decade or a century: told before the question, it is part of what is asked."""
 POINTER = re.compile(r"\b(?:it|them|him|he|she|they)\b", re.I)
@@ -28,6 +32,8 @@ def asked_last(asked: str, names_in: Callable[[str], Sequence[str]]) -> list[tup
     the one name (``names_in``: the graph's names a text holds) the sentences before it
     hold."""
     parts = SENTENCE_BREAK.split(asked.strip())
+    if len(parts) < 2 and TELLING.match(asked):  # "I'm researching X - who designed Y?"
+        parts = CLAUSE_BREAK.split(asked.strip(), maxsplit=1)
     if len(parts) < 2 or len(parts[-1].split()) < 2:
         return []
     head, tail = " ".join(parts[:-1]), parts[-1]
