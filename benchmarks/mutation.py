@@ -584,6 +584,11 @@ MUTANTS: tuple[Mutant, ...] = (
            "                None\n",
            ("tests/test_described.py",),
            "exact: 'Panagia Podithou - who was the founder?' leaves 'founder' unexplained"),
+    Mutant("exact-unborn-maker-unproven", "llama_index_crm/exact/empty.py",
+           "        return bool(births) and all(end < min(births) for _, end in periods)\n",
+           "        return bool(births)\n",
+           ("tests/test_name_span.py",),
+           "exact: an undated work of a living maker read as not of the 1950s: 0 said"),
 )
 
 

@@ -146,3 +146,15 @@ def test_where_a_place_is_in_three_languages(exact: ExactAnswerer, question: str
 def test_what_churches_depict_in_three_languages(exact: ExactAnswerer, question: str) -> None:
     answer = ask(exact, question)
     assert answer.status == "answered" and answer.total == 3, answer.plan_text
+
+
+@pytest.mark.parametrize(("lang", "question"), [
+    ("it", "Quante chiese risalgono agli anni Cinquanta del Novecento?"),
+    ("es", "¿Cuántas iglesias son de los años cincuenta?"),
+    ("fr", "Combien d'églises datent des années cinquante ?"),
+    ("de", "Wie viele Kirchen stammen aus den fünfziger Jahren?"),
+])
+def test_a_decade_in_words_is_the_decade(lang: str, question: str) -> None:
+    lexicon = Lexicons.default().get(lang)
+    assert lexicon is not None
+    assert "fifties" in lexicon.translate(question, [])

@@ -150,3 +150,12 @@ def test_words_ending_a_persons_name_ask_for_the_person_not_titles(
 def test_a_type_labelled_other_is_no_reading_of_other_works(names: ExactAnswerer) -> None:
     answer = names.answer("which other works were made by the maker of The Bronco Buster?")
     assert answer.status == "answered" and "“The Rattlesnake”" in answer.text
+
+
+def test_no_work_is_of_a_time_before_its_maker_was_born(names: ExactAnswerer) -> None:
+    # Beatrice Fenton, born 1887: one work dated 1920, one undated
+    before = names.answer("How many works did Beatrice Fenton make in the 1850s?")
+    assert before.status == "answered" and before.count == 0
+    after = names.answer("How many works did Beatrice Fenton make in the 1950s?")
+    assert after.count != 0 and after.status == "retrieval_only"  # the undated one may be
+    assert names.answer("How many works did Beatrice Fenton make in the 1920s?").count == 1

@@ -19,7 +19,7 @@ from llama_index_crm.storage.names import fold_name
 if TYPE_CHECKING:
     from llama_index_crm.exact.execute import ExactResult, Executor
     from llama_index_crm.exact.linking import NameIndex
-    from llama_index_crm.exact.plan import Anchor, ExactPlan
+    from llama_index_crm.exact.plan import Anchor, ExactPlan, ValueFilter
     from llama_index_crm.graph.data import GraphData
 
 __all__ = ["EmptyCheck"]
@@ -198,8 +198,9 @@ class EmptyCheck:
             return False  # a text filter, or the plan's own path reaches them unfiltered
         for relation in dated:  # each member the plan's path reaches has the value filtered
             ids = np.asarray(sorted(reached), dtype=np.int64)
-            if len(ids) and len(set(walker.walk(relation, ids).start.tolist())) != len(ids):
-                return False
+            if len(ids) and len(set(walker.walk(relation, ids).start.tolist())) != len(ids) \
+                    and not self._before_birth(start, var.filters):
+                return False  # an undated work may be of then, unless its maker was unborn
         asked = set(fold_name(plan.question).split())
         for relation in lexicon.values() if anchor.category == "Actor" else ():
             # a person's other links are other roles (a sitter, a donor); a term's may be
@@ -213,6 +214,18 @@ class EmptyCheck:
                     relation.domain in {anchor.category, "Any"}:
                 reached |= set(walker.walk(relation, starts).node.tolist())
         return bool(linked) and linked <= reached
+
+    def _before_birth(self, maker: int, filters: Sequence[ValueFilter]) -> bool:
+        """Whether every period the filters ask ends before ``maker`` was born ("Clare
+        Leighton's works of the 1850s": she was born in 1898, so her undated works are
+        not of then; after a death, posthumous casts and prints may be)."""
+        relation = self.executor.lexicon.get("birth-date")
+        periods = [f.years for f in filters if f.years is not None]
+        if relation is None or not periods or len(periods) != len(filters):
+            return False
+        births = [v.years[0] for v in self.executor.values_of([maker], relation).get(maker, [])
+                  if v.years is not None]
+        return bool(births) and all(end < min(births) for _, end in periods)
 
     def _typed_otherwise(self, nodes: set[int], types: Sequence[str]) -> bool:
         """Whether each of ``nodes`` (some) carries a type, and no medium statement of
