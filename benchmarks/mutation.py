@@ -589,6 +589,10 @@ MUTANTS: tuple[Mutant, ...] = (
            "        return bool(births)\n",
            ("tests/test_name_span.py",),
            "exact: an undated work of a living maker read as not of the 1950s: 0 said"),
+    Mutant("exact-yes-without-member", "llama_index_crm/exact/retries.py",
+           "        if not members & set(best):\n", "        if False:\n",
+           ("tests/test_described.py",),
+           "exact: 'did Minas paint the Panagia tou Araka?' answered yes from its painters"),
 )
 
 

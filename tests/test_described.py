@@ -175,3 +175,22 @@ def test_a_relation_noun_ending_the_question_is_the_topics(exact: ExactAnswerer)
     answer = ask(exact, "Panagia Podithou - who was the founder?")
     assert answer.status == "answered" and "Demetre de Coron" in answer.text
     assert "as Panagia Podithou" in answer.text
+
+
+def test_a_yes_no_question_is_yes_when_the_one_named_answers_it(exact: ExactAnswerer) -> None:
+    from llama_index_crm.exact.yes_no import checked_question, past
+
+    assert [past(v) for v in ("direct", "take", "curate", "paint", "copy")] == [
+        "directed", "took", "curated", "painted", "copied"]
+    assert checked_question("did Alfred Barr direct German Painting?", "Alfred Barr") == \
+        "who directed German Painting?"
+    assert checked_question("was Picasso in Cubism and Abstract Art?", "Picasso") == \
+        "who was in Cubism and Abstract Art?"
+    assert checked_question("who directed German Painting?", "who") is None
+    yes = ask(exact, "did Nikephoros Ischyrios build the Panagia Phorbiottissa (Asinou)?")
+    assert yes.status == "answered" and yes.text.startswith("Yes: Nikephoros Ischyrios")
+    painter = ask(exact, "was Minas the painter of the Archangel Michael church in Pedoulas?")
+    assert painter.text.startswith("Yes: Minas")
+    # Minas did not paint Araka: no yes, and never a no
+    other = ask(exact, "did Minas paint the Panagia tou Araka?")
+    assert not other.text.startswith("Yes") and other.status != "answered"

@@ -217,6 +217,10 @@ class ExactAnswerer(Readings, Retries, Comparisons):
             and first.plan.operation in {"list", "count", "superlative", "describe"}
         if first.status != "retrieval_only" and not empty:
             return first
+        checked = self._yes_no(asked, history, language) if first.status != "answered" \
+            else None
+        if checked is not None:  # "did X direct E?": X is one who directed E
+            return checked
         both = self._conjoined(asked, history, language)
         if both is not None:  # "when was X born, and when did she die?"
             return both

@@ -12,15 +12,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from llama_index_crm.exact.described import DescribedNames
 from llama_index_crm.exact.language import Lexicon
-from llama_index_crm.exact.linking import Missing, Unresolved, greek_cases
+from llama_index_crm.exact.linking import CLOSE_LINKS, Missing, Unresolved, greek_cases
 from llama_index_crm.exact.name_span import agrees, name_span
 from llama_index_crm.exact.outcome import ExactAnswer
 from llama_index_crm.exact.parse_words import DETERMINERS
 from llama_index_crm.exact.typed_roles import typed_role_plans
+from llama_index_crm.exact.yes_no import checked_question
 from llama_index_crm.storage.names import fold_name
 
 if TYPE_CHECKING:
@@ -30,6 +31,9 @@ if TYPE_CHECKING:
     from llama_index_crm.exact.plan import ExactPlan
 
 __all__ = ["Retries"]
+
+MAX_NAME_WORDS = 6
+"""Words after the auxiliary of a yes/no question that may name the one asked about."""
 
 
 class Retries:
@@ -42,6 +46,9 @@ class Retries:
         _descriptions_index: DescribedNames | None
 
         def execute(self, plan: ExactPlan) -> ExactAnswer: ...
+
+        def _answer(self, asked: str, history: Sequence[tuple[str, str]], llm: Any,
+                    language: str) -> ExactAnswer: ...
 
         def _missing(self, question: str, missing: Sequence[Missing],
                      language: str, cover: str | None = None) -> ExactAnswer: ...
@@ -108,3 +115,33 @@ class Retries:
             out.append((re.sub(r"\s+([?!.,;:])", r"\1", text),
                         f"reading “{said}” as “{found.label}”"))
         return out
+
+    def _yes_no(self, asked: str, history: Sequence[tuple[str, str]],
+                language: str) -> ExactAnswer | None:
+        """"did Alfred Barr direct German Painting and Sculpture?": yes when he is one of
+        those who directed it (:mod:`.yes_no`); None when he is not, or no reading
+        answers (never a no)."""
+        words = asked.split()[1:MAX_NAME_WORDS + 1]
+        for size in range(len(words) - 1, 0, -1):  # the longest name after the auxiliary
+            name = " ".join(words[:size]).strip(",")
+            found = [c for c in self.names.lookup(name, ["Actor"], fuzzy=False, partial=False)
+                     if c.how in CLOSE_LINKS or c.how == "surname"]
+            if found:
+                break
+        else:
+            return None
+        question = checked_question(asked, name)
+        if question is None:
+            return None
+        best = [c.node for c in found if c.score == found[0].score]
+        answer = self._answer(question, history, None, language)
+        if answer.status != "answered" or not best:
+            return None
+        members = {item.uri for item in answer.result.items} if answer.result is not None \
+            else {str(item.get("uri")) for item in answer.items}
+        if not members & set(best):
+            return None
+        who = self.names.display(next(n for n in best if n in members))
+        return replace(answer, text=f"Yes: {who}. {answer.text} (reading the question as "
+                                    f"“{question}”)")
+
