@@ -593,6 +593,12 @@ MUTANTS: tuple[Mutant, ...] = (
            "        if not members & set(best):\n", "        if False:\n",
            ("tests/test_described.py",),
            "exact: 'did Minas paint the Panagia tou Araka?' answered yes from its painters"),
+    Mutant("exact-edge-word-proves", "llama_index_crm/exact/absence.py",
+           "        if edged is not None:  "
+           "# \"Lionel Feininger Geburtsjahr\": a word of another language\n",
+           "        if False:\n",
+           ("tests/test_name_span.py",),
+           "exact: 'Frederik Remington - Geburtsjahr?' reported as no node named so"),
 )
 
 

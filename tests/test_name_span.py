@@ -159,3 +159,9 @@ def test_no_work_is_of_a_time_before_its_maker_was_born(names: ExactAnswerer) ->
     after = names.answer("How many works did Beatrice Fenton make in the 1950s?")
     assert after.count != 0 and after.status == "retrieval_only"  # the undated one may be
     assert names.answer("How many works did Beatrice Fenton make in the 1920s?").count == 1
+
+
+def test_a_name_spelt_otherwise_beside_a_foreign_word_is_not_proven_absent(
+        names: ExactAnswerer) -> None:
+    answer = names.answer("Frederik Remington - Geburtsjahr?")
+    assert answer.status != "not_found" and answer.count is None, answer.text

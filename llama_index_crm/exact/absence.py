@@ -103,6 +103,8 @@ AUXILIARIES = frozenset({"am", "is", "are", "was", "were", "be", "been", "do", "
 OWNERS = frozenset({"my", "your", "our", "his", "her", "their", "its"})
 """Possessive determiners: an ordinary word after one is a common noun."""
 MIN_NAME = 3
+MIN_EDGED = 3
+"""Words a missing name needs before one at its edge may be another language's."""
 """Letters a lone word needs to be read as a name ("se", "s" are not)."""
 MIN_WORD = 5
 """Letters a single word needs for that comparison."""
@@ -208,6 +210,11 @@ class AbsenceCheck:
         if trimmed is not None:  # "times moynihan": an ordinary word stuck to a name
             return Proof(text, False, f"“{text}” holds the name “{trimmed}” beside "
                          f"ordinary words")
+        edged = self._edged(text)
+        if edged is not None:  # "Lionel Feininger Geburtsjahr": a word of another language
+            return Proof(text, False, f"“{text}” holds “{edged[0]}”, close to “{edged[1]}”, "
+                         f"beside a word no name of the graph has")  # no reading: a
+            # "Lionel Feininger Smithsonsky" may be another person
         close = self.close_name(text, foreign) or self.close_document(text, foreign) or \
             (self._first_name(text) if standing_alone(question, text) else None)
         if close is not None and span is not None and not self._agreeing(span, text, close):
@@ -256,6 +263,18 @@ class AbsenceCheck:
                 return Proof(text, False, f"“{text}” may be spelt “{' '.join(spelt)}” in the "
                                           f"graph")
         return self._unstated(span if widened and span else text)
+
+    def _edged(self, text: str) -> tuple[str, str] | None:
+        """The words of ``text`` but a first or last one no name of the graph has, when
+        they are close to a name (the words, the name)."""
+        words = text.split()
+        if len(words) < MIN_EDGED or self.names is None:
+            return None
+        for rest, edge in ((words[:-1], words[-1]), (words[1:], words[0])):
+            close = self.close_name(" ".join(rest)) if self.unheard(edge) else None
+            if close is not None:
+                return " ".join(rest), close
+        return None
 
     def _unknown_word(self, word: str) -> bool:
         """Whether no name of the graph holds ``word`` or a spelling near it (a surname)."""
