@@ -66,6 +66,8 @@ def test_a_description_two_nodes_fit_names_none() -> None:
     tokens = ["the", "most", "paintings", "at", "the", "Amon", "Carter"]
     assert portrait.find(tokens, 2, "Thing", lambda w: w in {"the", "most"},
                          lambda n, t: True) is None
+    tokens = ["the", "Carter", "painting", "at", "Amon"]  # "Amon" names no place
+    assert portrait.find(tokens, 2, "Thing", lambda w: w == "the", lambda n, t: True) is None
 
 
 @pytest.mark.parametrize("question", [
