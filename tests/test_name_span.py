@@ -53,7 +53,7 @@ def test_a_title_sharing_one_word_with_a_work_is_absent(names: ExactAnswerer) ->
 
 
 def test_a_title_tying_two_works_by_one_word_is_absent(names: ExactAnswerer) -> None:
-    # each word of it ties works ("Leopard" twice, "Moose in Moonlight", "Snow Geese")
+    # its words name works ("Leopard" twice, "Moose in Moonlight", "In the Snow")
     answer = names.answer("Who painted Snow Leopard in Moonlight?")
     assert answer.status == "not_found" and "“Snow Leopard" in answer.text
     assert names.answer("Who painted Leopard?").status == "ambiguous"  # both are "Leopard"
