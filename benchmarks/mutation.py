@@ -599,6 +599,10 @@ MUTANTS: tuple[Mutant, ...] = (
            "        if False:\n",
            ("tests/test_name_span.py",),
            "exact: 'Frederik Remington - Geburtsjahr?' reported as no node named so"),
+    Mutant("exact-bracketed-given-name", "llama_index_crm/exact/linking.py",
+           "        if other is not None and how == \"exact\":\n", "        if False:\n",
+           ("tests/test_described.py",),
+           "exact: 'Hans Arp' a tie of Jean (Hans) Arp and Sophie Taeuber-Arp"),
 )
 
 

@@ -129,13 +129,17 @@ def test_an_ordinary_word_after_a_possessive_is_no_name() -> None:
     assert check.name_shaped("picasso", "did picasso paint it?", verbs=frozenset({"paint"}))
 
 
-def test_a_generation_suffix_is_found_spelt_out() -> None:
+def test_a_generation_suffix_or_a_given_name_in_brackets_is_found() -> None:
     from llama_index_crm.exact.linking import NameIndex
 
     names = NameIndex([NameRow("urn:hays", "William Jacob Hays Sr.", "label", "Actor"),
                        NameRow("urn:jr", "Robert Jones Junior", "label", "Actor")])
     assert [c.node for c in names.lookup("William Jacob Hays Senior")] == ["urn:hays"]
     assert [c.node for c in names.lookup("Robert Jones Jr.")] == ["urn:jr"]
+    arp = NameIndex([NameRow("urn:arp", "Jean (Hans) Arp", "label", "Actor"),
+                     NameRow("urn:sophie", "Sophie Taeuber-Arp", "label", "Actor")])
+    assert [c.node for c in arp.lookup("Hans Arp")] == ["urn:arp"]  # not a tie of "Arp"
+    assert [c.node for c in arp.lookup("Jean Arp")] == ["urn:arp"]
 
 
 def test_a_plural_type_label_says_what_one_of_them_is() -> None:

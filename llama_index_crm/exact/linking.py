@@ -63,6 +63,8 @@ _GREEK_ENDINGS = (("ασ", ("α",)), ("ησ", ("η",)), ("ου", ("οσ", "ο"))
 genitive "Σολέας" of "Σολέα", "Αγίου" of "Άγιος")."""
 
 
+PAREN_GIVEN = re.compile(r"^\s*([^\W\d_]+)\s+\(([^\W\d_]+)\)\s+([^()]+?)\s*$")
+"""A given name with another in brackets before the surname ("Jean (Hans) Arp")."""
 SPELT_SUFFIXES = {"sr": "senior", "jr": "junior", "senior": "sr", "junior": "jr"}
 """A generation suffix and its other spelling ("William Jacob Hays Sr." typed "Senior")."""
 
@@ -327,6 +329,10 @@ class NameIndex:
             self.rows[row].name.split(",")[0]), inverted)
         if surname:
             self._surnames.setdefault(surname, set()).add(row)
+        other = PAREN_GIVEN.match(self.rows[row].name)  # "Jean (Hans) Arp": "hans arp" too
+        if other is not None and how == "exact":
+            for given in other.group(1, 2):
+                self._add(fold_name(f"{given} {other.group(3)}"), row, "stripped")
         words = key.split()
         if len(words) > 2 and words[-1] in SPELT_SUFFIXES:  # "hays sr": "hays senior"
             self._add(" ".join([*words[:-1], SPELT_SUFFIXES[words[-1]]]), row, "stripped")
