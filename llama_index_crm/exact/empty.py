@@ -188,10 +188,14 @@ class EmptyCheck:
         walker = self.executor.walker
         starts = np.asarray([start], dtype=np.int64)
         linked = self._linked_nodes(uri, var.category)
+        if var.types:  # "exhibitions": the linked events of that type, when some are typed so
+            self.executor._load_type_text(linked)
+            typed = {n for n in linked if self.executor._typed(n, var.types)}
+            linked = typed or linked
         own = lexicon[links[0].relation]
         reached = set(walker.walk(own, starts, reverse=not links[0].inverse,
                                   closure=True).node.tolist())
-        if var.types and not self._typed_otherwise(reached, var.types):
+        if var.types and reached and not self._typed_otherwise(reached, var.types):
             return False  # "Calder's sculptures": each of his works typed, none so
         dated = [lexicon[f.relation] for f in var.filters if f.relation in lexicon]
         if len(dated) != len(var.filters) or reached and not dated and not var.types:
