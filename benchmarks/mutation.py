@@ -348,8 +348,8 @@ MUTANTS: tuple[Mutant, ...] = (
            ("tests/test_understanding.py",),
            "exact: 'Neophytos' not found beside 'Neophytos the Recluse'"),
     Mutant("exact-typed-zero-unproven", "llama_index_crm/exact/empty.py",
-           "        if var.types and not self._typed_otherwise(reached, var.types):\n",
-           "        if var.types:\n",
+           "        if var.types and reached and not self._typed_otherwise(reached, var.types):\n",
+           "        if var.types and reached:\n",
            ("tests/test_ranking_spans.py",),
            "exact: 'sculptures by Bo Wren' not answered 0 though each of his works is typed"),
     Mutant("exact-untyped-works-counted", "llama_index_crm/exact/execute.py",
@@ -603,6 +603,12 @@ MUTANTS: tuple[Mutant, ...] = (
            "        if other is not None and how == \"exact\":\n", "        if False:\n",
            ("tests/test_described.py",),
            "exact: 'Hans Arp' a tie of Jean (Hans) Arp and Sophie Taeuber-Arp"),
+    Mutant("exact-long-name-no-initial", "llama_index_crm/exact/linking.py",
+           "        if given and words[0] not in QUALIFIERS and len(words) > MAX_INITIALED "
+           "and \\\n",
+           "        if False and \\\n",
+           ("tests/test_described.py",),
+           "exact: 'W. de la Montagne Cary' reported as no actor of the graph"),
 )
 
 

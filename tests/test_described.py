@@ -140,6 +140,8 @@ def test_a_generation_suffix_or_a_given_name_in_brackets_is_found() -> None:
                      NameRow("urn:sophie", "Sophie Taeuber-Arp", "label", "Actor")])
     assert [c.node for c in arp.lookup("Hans Arp")] == ["urn:arp"]  # not a tie of "Arp"
     assert [c.node for c in arp.lookup("Jean Arp")] == ["urn:arp"]
+    cary = NameIndex([NameRow("urn:cary", "William de la Montagne Cary", "label", "Actor")])
+    assert [c.node for c in cary.lookup("W. de la Montagne Cary")] == ["urn:cary"]
 
 
 def test_a_plural_type_label_says_what_one_of_them_is() -> None:

@@ -348,6 +348,10 @@ class NameIndex:
         last = surname if surname and " ".join(words).endswith(f" {surname}") else \
             words[-1] if len(words) >= 2 else ""
         given = words[:len(words) - len(last.split())] if last else []
+        if given and words[0] not in QUALIFIERS and len(words) > MAX_INITIALED and \
+                len(last) >= MIN_SURNAME and all(w.isalpha() for w in words):
+            # "w de la montagne cary": the first given name's initial, the rest as written
+            self._add(" ".join([given[0][0], *given[1:], last]), row, "initials")
         if given and words[0] not in QUALIFIERS and len(words) <= MAX_INITIALED and \
                 len(last) >= MIN_SURNAME and all(w.isalpha() for w in words):
             # "j s copley", "e mcknight kauffer"; no firm's name ("A. L. Hirsch and Co.")
