@@ -609,6 +609,11 @@ MUTANTS: tuple[Mutant, ...] = (
            "        if False and \\\n",
            ("tests/test_described.py",),
            "exact: 'W. de la Montagne Cary' reported as no actor of the graph"),
+    Mutant("exact-by-maker-proves-depiction", "llama_index_crm/exact/empty.py",
+           "                    or relation.id == \"created-by\" and re.search(\n",
+           "                    or False and re.search(\n",
+           ("tests/test_name_span.py",),
+           "exact: 'sitters portrayed by X' answered 'no works depicting X'"),
 )
 
 

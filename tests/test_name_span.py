@@ -165,3 +165,13 @@ def test_a_name_spelt_otherwise_beside_a_foreign_word_is_not_proven_absent(
         names: ExactAnswerer) -> None:
     answer = names.answer("Frederik Remington - Geburtsjahr?")
     assert answer.status != "not_found" and answer.count is None, answer.text
+
+
+def test_sitters_by_an_artist_are_no_proof_that_none_depicts_the_artist(
+        names: ExactAnswerer) -> None:
+    # Will Barnet made "Night" and is depicted by nothing: "by" names his works
+    for question in ("List the sitters portrayed by Will Barnet.",
+                     "List the sitters that Will Barnet portrayed."):
+        answer = names.answer(question)
+        assert answer.count != 0 and "no works depicting" not in answer.text, answer.text
+    assert names.answer("how many works depict Will Barnet?").count == 0  # asked so: none

@@ -209,8 +209,10 @@ class EmptyCheck:
         for relation in lexicon.values() if anchor.category == "Actor" else ():
             # a person's other links are other roles (a sitter, a donor); a term's may be
             # what the question means in other words ("depicting" a subject: typed so)
-            if relation.value != "node" or relation.id == own.id or _worded(relation, asked):
-                continue
+            if relation.value != "node" or relation.id == own.id or _worded(relation, asked) \
+                    or relation.id == "created-by" and re.search(
+                        rf"\bby\s+{re.escape(anchor.text)}\b", plan.question, re.I):
+                continue  # "sitters portrayed by X": "by X" names X's works, not X's likeness
             if relation.domain in {var.category, "Any"} and \
                     relation.range in {anchor.category, "Any"}:
                 reached |= set(walker.walk(relation, starts, reverse=True).node.tolist())
