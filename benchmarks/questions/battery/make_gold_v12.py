@@ -34,27 +34,31 @@ import gold_runner  # noqa: E402
 from make_gold_v4 import compute, validator  # noqa: E402
 from make_gold_v9 import EXTRA_LANGS, GRAPHS, HERE, ORDER, stats  # noqa: E402
 
-NAME = "v12"
-QFILE = HERE / f"{NAME}.jsonl"
-_validate_v4 = validator(NAME, tuple(ORDER))
 
+def nl_pt_set_main(name: str, doc: str, argv: list[str] | None = None) -> int:
+    """``main`` of a set over v9's graphs with v4's checks and Dutch and Portuguese
+    accepted as languages (``<name>.jsonl`` beside this script, stores from
+    ``<NAME>_STORES``); ``make_gold_v13.py`` uses it too."""
+    qfile = HERE / f"{name}.jsonl"
+    checks = validator(name, tuple(ORDER))
 
-def validate(qs: list[dict[str, Any]]) -> list[str]:
-    """The v4 checks, with Dutch and Portuguese accepted as languages."""
-    ok = {f"{q.get('id')}: lang {lang}" for q in qs for lang in EXTRA_LANGS
-          if q.get("lang") == lang}
-    return [e for e in _validate_v4(qs) if e not in ok]
+    def validate(qs: list[dict[str, Any]]) -> list[str]:
+        ok = {f"{q.get('id')}: lang {lang}" for q in qs for lang in EXTRA_LANGS
+              if q.get("lang") == lang}
+        return [e for e in checks(qs) if e not in ok]
+
+    args = sys.argv[1:] if argv is None else argv
+    if "--stats" in args:
+        lines = qfile.read_text(encoding="utf-8").splitlines()
+        print(stats([json.loads(line) for line in lines if line.strip()]))
+        return 0
+    return gold_runner.run(args, doc=doc, qfile=qfile, graphs=GRAPHS, compute=compute,
+                           validate=validate, order=ORDER, notes=True,
+                           load=gold_runner.stores_loader(GRAPHS, f"{name.upper()}_STORES"))
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if "--stats" in args:
-        lines = QFILE.read_text(encoding="utf-8").splitlines()
-        print(stats([json.loads(line) for line in lines if line.strip()]))
-        return 0
-    return gold_runner.run(args, doc=__doc__ or "", qfile=QFILE, graphs=GRAPHS,
-                           compute=compute, validate=validate, order=ORDER, notes=True,
-                           load=gold_runner.stores_loader(GRAPHS, f"{NAME.upper()}_STORES"))
+    return nl_pt_set_main("v12", __doc__ or "", argv)
 
 
 if __name__ == "__main__":

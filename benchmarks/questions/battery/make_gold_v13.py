@@ -26,37 +26,15 @@ Exit codes: 0 all equal, 1 a difference or an invalid question, 2 a graph file i
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
-from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # make_gold_v9.py
-import gold_runner  # noqa: E402
-from make_gold_v4 import compute, validator  # noqa: E402
-from make_gold_v9 import EXTRA_LANGS, GRAPHS, HERE, ORDER, stats  # noqa: E402
-
-NAME = "v13"
-QFILE = HERE / f"{NAME}.jsonl"
-_validate_v4 = validator(NAME, tuple(ORDER))
-
-
-def validate(qs: list[dict[str, Any]]) -> list[str]:
-    """The v4 checks, with Dutch and Portuguese accepted as languages."""
-    ok = {f"{q.get('id')}: lang {lang}" for q in qs for lang in EXTRA_LANGS
-          if q.get("lang") == lang}
-    return [e for e in _validate_v4(qs) if e not in ok]
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # make_gold_v12.py
+from make_gold_v12 import nl_pt_set_main  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if "--stats" in args:
-        lines = QFILE.read_text(encoding="utf-8").splitlines()
-        print(stats([json.loads(line) for line in lines if line.strip()]))
-        return 0
-    return gold_runner.run(args, doc=__doc__ or "", qfile=QFILE, graphs=GRAPHS,
-                           compute=compute, validate=validate, order=ORDER, notes=True,
-                           load=gold_runner.stores_loader(GRAPHS, f"{NAME.upper()}_STORES"))
+    return nl_pt_set_main("v13", __doc__ or "", argv)
 
 
 if __name__ == "__main__":
