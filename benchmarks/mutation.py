@@ -282,7 +282,7 @@ MUTANTS: tuple[Mutant, ...] = (
            ("tests/test_readings.py",),
            "exact: 'who directed exhibitions in 1953' says there are none (a year no word ties)"),
     Mutant("exact-surname-place-proves-absence", "llama_index_crm/exact/empty.py",
-           "else self._also_named(plan, anchor)\n", "else None\n",
+           "else self.also_named(plan, anchor)\n", "else None\n",
            ("tests/test_readings.py",),
            "exact: 'portraits of Lincoln' says there are none (two places are named Lincoln)"),
     Mutant("exact-role-verb-ignored", "llama_index_crm/exact/parse_links.py",
@@ -614,6 +614,17 @@ MUTANTS: tuple[Mutant, ...] = (
            "                    or False and re.search(\n",
            ("tests/test_name_span.py",),
            "exact: 'sitters portrayed by X' answered 'no works depicting X'"),
+    Mutant("exact-other-kind-not-tried", "llama_index_crm/exact/answerer.py",
+           "            other = self._other_kind(answer)\n", "            other = None\n",
+           ("tests/test_name_span.py",),
+           "exact: 'most recent portrait of Ulysses S. Grant' left to retrieval (the works "
+           "titled so read, not the person)"),
+    Mutant("exact-generation-suffix-ties", "llama_index_crm/exact/linking.py",
+           "        return QUALIFIED_PENALTY if last in GENERATIONS and last not in key.split() "
+           "else 0.0\n",
+           "        return 0.0\n",
+           ("tests/test_name_span.py",),
+           "exact: 'Ulysses S. Grant' a tie of Ulysses Simpson Grant and his son, Jr."),
 )
 
 

@@ -175,3 +175,25 @@ def test_sitters_by_an_artist_are_no_proof_that_none_depicts_the_artist(
         answer = names.answer(question)
         assert answer.count != 0 and "no works depicting" not in answer.text, answer.text
     assert names.answer("how many works depict Will Barnet?").count == 0  # asked so: none
+
+
+def test_a_name_that_titles_portraits_also_names_the_person_they_depict(
+        names: ExactAnswerer) -> None:
+    # two works are titled "Ulysses S. Grant" and depict Ulysses Simpson Grant (not his
+    # son, "… Grant, Jr."): no work depicts a work, so the portraits are the person's
+    latest = names.answer("most recent portrait of Ulysses S. Grant")
+    assert latest.status == "answered" and "“Grant and His Generals”" in latest.text
+    assert "Ulysses Simpson Grant" in latest.text and "Jr" not in latest.text
+    count = names.answer("how many portraits of Ulysses S. Grant are there?")
+    assert count.status == "answered" and count.count == 3, count.text
+
+
+def test_a_tie_of_works_titled_alike_is_read_as_the_person_the_name_also_names(
+        names: ExactAnswerer) -> None:
+    # two works titled "Jeff Bezos", and the person Jeffrey P. Bezos: a birthplace or the
+    # portraits of him are the person's; what made the works is still asked back
+    born = names.answer("jeff bezos birthplace")
+    assert born.status == "answered" and "Albuquerque" in born.text, born.text
+    count = names.answer("How many portraits of Jeff Bezos are in the collection?")
+    assert count.status == "answered" and count.count == 3, count.text
+    assert names.answer("who made Jeff Bezos").status == "ambiguous"

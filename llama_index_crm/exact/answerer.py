@@ -332,7 +332,8 @@ class ExactAnswerer(Readings, Retries, Comparisons):
         if parsed.ambiguous:
             kept = None if settled is not None else \
                 self._settled_by_answer(asked, history, parsed.ambiguous, language, cover) \
-                or self._subject_read(asked, history, parsed.ambiguous, language)
+                or self._subject_read(asked, history, parsed.ambiguous, language) \
+                or self._tie_of_one_title(asked, history, parsed.ambiguous, language, cover)
             return kept or replace(self._ambiguous(parsed.ambiguous), language=language)
         if parsed.plan is None:
             return ExactAnswer("retrieval_only", "", plan_text=parsed.reason,
@@ -385,6 +386,9 @@ class ExactAnswerer(Readings, Retries, Comparisons):
                 unproven = (f"the graph records no {labels} at all, and no word of the "
                             f"question names it: the reading is a guess")
         if unproven:
+            other = self._other_kind(answer)
+            if other is not None:  # "portraits of Ulysses S. Grant": the person, not a work
+                return replace(other, understanding=understanding, language=language)
             absent = self._standing_in(cover or asked, plan, language)
             return absent or ExactAnswer("retrieval_only", "", plan=plan, language=language,
                                          understanding=understanding,

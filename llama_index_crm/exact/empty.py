@@ -71,7 +71,7 @@ class EmptyCheck:
             return None
         return next((c.category for c in names.exact(text) if c.category != category), None)
 
-    def _also_named(self, plan: ExactPlan, anchor: Anchor) -> str | None:
+    def also_named(self, plan: ExactPlan, anchor: Anchor) -> str | None:
         """The kind of other nodes the anchor's words name closely too, of a kind its link
         takes ("portraits of Lincoln": two places, and people of that surname), if any."""
         names = self.names
@@ -127,7 +127,7 @@ class EmptyCheck:
                                 f"{linked} {(var.category or 'node').lower()}(s) by other "
                                 f"paths of the graph")
                 other = self._other_kind(anchor.text, anchor.category) \
-                    if anchor.category == "Concept" else self._also_named(plan, anchor)
+                    if anchor.category == "Concept" else self.also_named(plan, anchor)
                 if other is not None:  # "the photo rocking chair": a work titled so, not
                     # the term the plan read (a term is the loosest reading of a name)
                     return (f"the plan's path finds none, but “{anchor.text}” also names a "

@@ -137,6 +137,9 @@ imitator pupil""")
 """First words of names that stand for someone near a person ("circle of Benjamin West"):
 a lone surname prefers the person."""
 QUALIFIED_PENALTY = 0.05
+GENERATIONS = word_set("jr sr junior senior ii iii iv younger elder")
+"""Suffixes that tell a person from a namesake of another generation ("Ulysses Simpson
+Grant, Jr.", "… III"): a name typed without one prefers the namesake without one."""
 _PARENTHESES = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
 _LIFE_DATES = re.compile(r",?\s*(?:b\.|d\.|active|fl\.|born|died)?\s*\d{3,4}\s*[-–]\s*\d{0,4}\s*$")
 
@@ -472,7 +475,8 @@ class NameIndex:
         for n, key in enumerate(dict.fromkeys(k for k in keys if k)):
             for row_id, how in self._keys.get(key, ()):
                 score = SCORES[how] if n == 0 else min(SCORES[how], SCORES["stop-words"])
-                pairs.append((row_id, how if n == 0 else "stop-words", score))
+                pairs.append((row_id, how if n == 0 else "stop-words",
+                              score - self._generation(row_id, key)))
         return self._candidates(pairs, categories)
 
     def _surname(self, key: str, categories: Collection[str] | None) -> list[Candidate]:
@@ -489,6 +493,13 @@ class NameIndex:
             rows = self._surnames.get(key[:-1], ())
         return self._candidates(((r, "surname", SCORES["surname"] - self._qualified(r))
                                  for r in rows), categories)
+
+    def _generation(self, row: int, key: str) -> float:
+        """A penalty for a name whose generation suffix the key lacks ("ulysses s grant"
+        names Ulysses Simpson Grant before his son, "… Grant, Jr.")."""
+        words = fold_name(self.rows[row].name).split()
+        last = words[-1] if words else ""
+        return QUALIFIED_PENALTY if last in GENERATIONS and last not in key.split() else 0.0
 
     def _qualified(self, row: int) -> float:
         first = fold_name(self.rows[row].name).split()[:1]

@@ -72,3 +72,14 @@ class ExactAnswer:
         if self.evidence:
             lines.append("Evidence:\n" + "\n".join(f"- {e}" for e in self.evidence))
         return "\n".join(lines)
+
+
+def gives_values(answer: ExactAnswer) -> bool:
+    """Whether an answer gives what it was asked: a value question at least one value of
+    the relations asked ("where was the photographer of X born", read as a work titled X
+    whose photographer has no birthplace recorded, answers nothing)."""
+    plan = answer.plan
+    if plan is None or plan.operation != "value" or answer.result is None:
+        return True
+    asked = set(plan.attributes)
+    return any(v.relation in asked for item in answer.result.items for v in item.values)

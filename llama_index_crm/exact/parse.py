@@ -82,6 +82,7 @@ from llama_index_crm.exact.parse_words import (
 from llama_index_crm.exact.plan import Anchor, ValueFilter
 from llama_index_crm.exact.relations import Relation, RelationLexicon
 from llama_index_crm.exact.vocabulary import QuestionWords
+from llama_index_crm.ontology import CATEGORIES
 from llama_index_crm.query.conversation import quoted_titles
 from llama_index_crm.query.lexicon import pluralise, singularise, word_stem
 from llama_index_crm.query.temporal import find_time_range
@@ -166,7 +167,11 @@ class RulePlanner:
         for i, el in enumerate(elements):
             node = (chosen or {}).get(fold_name(el.text)) if el.mention is not None else None
             if node is not None and el.mention is not None:
-                kept = tuple(c for c in el.mention.candidates if c.node == node)
+                # a node the name also names, of a kind its best match is not ("Jeff
+                # Bezos": two portraits titled so, and the person Jeffrey P. Bezos)
+                kept = tuple(c for c in el.mention.candidates if c.node == node) or next(
+                    (found for kind in CATEGORIES if (found := tuple(
+                        c for c in self.names.lookup(el.text, [kind]) if c.node == node))), ())
                 if kept:
                     elements[i] = replace(el, mention=replace(el.mention, candidates=kept))
         return _Builder(self, text, elements, time, bool(described), chosen or {}).build()

@@ -185,3 +185,13 @@ class ExactPlan:
                 found.append(var.anchor)
             found.extend(link.target for link in var.links if isinstance(link.target, Anchor))
         return list(dict.fromkeys(found))
+
+
+def rebound(plan: ExactPlan, old: Anchor, new: Anchor) -> ExactPlan:
+    """``plan`` with the anchor ``old`` replaced by ``new`` wherever it stands."""
+    def link(item: Link) -> Link:
+        return replace(item, target=new) if item.target == old else item
+
+    return replace(plan, variables=tuple(
+        replace(v, anchor=new if v.anchor == old else v.anchor,
+                links=tuple(link(k) for k in v.links)) for v in plan.variables))

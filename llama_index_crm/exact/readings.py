@@ -21,7 +21,7 @@ from llama_index_crm.exact.execute import Value
 from llama_index_crm.exact.language import Lexicon
 from llama_index_crm.exact.linking import CLOSE_LINKS, Missing, Unresolved
 from llama_index_crm.exact.name_span import capitalised_name
-from llama_index_crm.exact.outcome import ExactAnswer
+from llama_index_crm.exact.outcome import ExactAnswer, gives_values
 from llama_index_crm.exact.parse_words import DETERMINERS
 from llama_index_crm.exact.plan import ValueFilter
 from llama_index_crm.exact.render import render
@@ -152,7 +152,7 @@ class Readings:
             answer = self._read(asked, history, None, language, cover,
                                 settled={fold_name(tie.text): candidate.node})
             if answer.status == "answered" and answer.total and answer.result is not None \
-                    and _gives_values(answer):
+                    and gives_values(answer):
                 found.append((candidate, answer))
         if len(found) == len(tie.candidates) > 1 and len({a.text for _, a in found}) == 1 \
                 and all(c.how in PART_NAMES for c in tie.candidates):
@@ -770,14 +770,3 @@ def subject_question(asked: str, name: str) -> str | None:
             return f"{asked[:found.start()]}{found.group('works')} depicting " \
                 f"{name.strip()}{asked[found.end():]}"
     return None
-
-
-def _gives_values(answer: ExactAnswer) -> bool:
-    """Whether an answer gives what it was asked: a value question at least one value of
-    the relations asked ("where was the photographer of X born", read as a work titled X
-    whose photographer has no birthplace recorded, answers nothing)."""
-    plan = answer.plan
-    if plan is None or plan.operation != "value" or answer.result is None:
-        return True
-    asked = set(plan.attributes)
-    return any(v.relation in asked for item in answer.result.items for v in item.values)

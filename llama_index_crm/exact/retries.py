@@ -15,16 +15,19 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from llama_index_crm.exact.described import DescribedNames
+from llama_index_crm.exact.empty import CLOSE_OTHER
 from llama_index_crm.exact.language import Lexicon
 from llama_index_crm.exact.linking import CLOSE_LINKS, Missing, Unresolved, greek_cases
 from llama_index_crm.exact.name_span import agrees, name_span
-from llama_index_crm.exact.outcome import ExactAnswer
+from llama_index_crm.exact.outcome import ExactAnswer, gives_values
 from llama_index_crm.exact.parse_words import DETERMINERS
+from llama_index_crm.exact.plan import Anchor, rebound
 from llama_index_crm.exact.typed_roles import typed_role_plans
 from llama_index_crm.exact.yes_no import checked_question
 from llama_index_crm.storage.names import fold_name
 
 if TYPE_CHECKING:
+    from llama_index_crm.exact.empty import EmptyCheck
     from llama_index_crm.exact.execute import Executor
     from llama_index_crm.exact.linking import NameIndex
     from llama_index_crm.exact.parse import RulePlanner
@@ -44,6 +47,7 @@ class Retries:
         names: NameIndex
         executor: Executor
         _descriptions_index: DescribedNames | None
+        empty: EmptyCheck
 
         def execute(self, plan: ExactPlan) -> ExactAnswer: ...
 
@@ -54,6 +58,10 @@ class Retries:
                      language: str, cover: str | None = None) -> ExactAnswer: ...
 
         def _names_in(self, question: str, elision: bool = True) -> list[tuple[int, int]]: ...
+
+        def _read(self, asked: str, history: Sequence[tuple[str, str]], llm: Any,
+                  language: str, cover: str | None = None,
+                  settled: dict[str, str] | None = None) -> ExactAnswer: ...
 
     def _wider_absent(self, asked: str, ambiguous: Sequence[Unresolved],
                       language: str) -> ExactAnswer | None:
@@ -85,6 +93,67 @@ class Retries:
             if typed.status == "answered" and typed.total:
                 return replace(typed, text=f"{typed.text} ({note})")
         return None
+
+    def _other_kind(self, answer: ExactAnswer) -> ExactAnswer | None:
+        """The plan again with a name read as the node of another kind it also names, when
+        the kind first read finds nothing ("the most recent portrait of Ulysses S. Grant":
+        35 portraits are titled so, and none depicts another; the person Ulysses Simpson
+        Grant, whom the name also names, is the one they depict). Only a node the name
+        names best of its kind (one, or several bearing the same name); only a result that
+        holds members (an empty one proves nothing of either reading)."""
+        plan = answer.plan
+        if plan is None or answer.result is None or answer.result.total:
+            return None
+        for anchor in plan.anchors:
+            kind = self.empty.also_named(plan, anchor)
+            if kind is None:
+                continue
+            found = [c for c in self.names.lookup(anchor.text, [kind]) if c.how in CLOSE_OTHER]
+            best = [c for c in found if c.score == found[0].score] if found else []
+            if not best or len({fold_name(c.name) for c in best}) > 1:
+                continue  # "portraits of Lincoln": which Lincoln is not said
+            other = Anchor(anchor.text, best[0].node, best[0].name, kind, best[0].how,
+                           tuple(c.node for c in best[1:]))
+            again = self.execute(rebound(plan, anchor, other))
+            if again.status == "answered" and again.total:
+                noun = {"Actor": "person", "Place": "place", "Event": "event"}.get(kind, "thing")
+                said = f"reading “{anchor.text}” as "
+                return again if said in again.text else replace(
+                    again, text=f"{again.text} ({said}the {noun} "
+                                f"{self.names.display(other.node)})")
+        return None
+
+    def _tie_of_one_title(self, asked: str, history: Sequence[tuple[str, str]],
+                          ambiguous: Sequence[Unresolved], language: str,
+                          cover: str | None) -> ExactAnswer | None:
+        """A name several nodes of one kind bear alike (two portraits titled "Jeff Bezos")
+        that also names one node of another kind (the person Jeffrey P. Bezos): read as
+        that node when the reading answers ("jeff bezos birthplace"); None otherwise (the
+        tie is asked back)."""
+        if len(ambiguous) != 1:
+            return None
+        tie = ambiguous[0]
+        kinds = {c.category for c in tie.candidates}
+        if len(kinds) != 1 or len({fold_name(c.name) for c in tie.candidates}) != 1:
+            return None
+        others = [k for k in ("Actor", "Thing", "Place", "Event") if k not in kinds]
+        found = [c for c in self.names.lookup(tie.text, others) if c.how in CLOSE_OTHER]
+        best = [c for c in found if c.score == found[0].score] if found else []
+        if len({c.node for c in best}) != 1:
+            return None
+        answer = self._read(asked, history, None, language, cover,
+                            settled={fold_name(tie.text): best[0].node})
+        if answer.status != "answered" or not answer.total or not gives_values(answer):
+            return None
+        noun = {"Actor": "person", "Place": "place", "Event": "event"}.get(
+            best[0].category, "thing")
+        kind = tie.candidates[0].category
+        titled = f"{len(tie.candidates)} works are titled so" if kind == "Thing" else \
+            f"{len(tie.candidates)} {kind.lower()}s are named so"
+        said = f"reading “{tie.text}” as "
+        note = titled if said in answer.text else \
+            f"{said}the {noun} {self.names.display(best[0].node)}; {titled}"
+        return replace(answer, text=f"{answer.text} ({note})")
 
     def _descriptions(self, asked: str) -> list[tuple[str, str]]:
         """Readings with a node described by a class noun and words of its name put by
