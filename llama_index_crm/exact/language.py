@@ -69,6 +69,13 @@ def _key(text: str) -> str:
     return unicodedata.normalize("NFC", text).casefold().replace("’", "'").strip("'")
 
 
+def _entry(phrase: str, elision: bool) -> str:
+    """A lexicon phrase as :meth:`Lexicon.translate` reads it: where articles elide, a word
+    ends at its apostrophe ("c'è" is read as "c" and "è", "jusqu'en" as "jusqu" and "en")."""
+    key = _key(phrase)
+    return re.sub(r"'(?=\w)", " ", key) if elision else key
+
+
 @dataclass(frozen=True, slots=True)
 class Lexicon:
     """One language's question words.
@@ -338,14 +345,15 @@ class Lexicons:
         found: dict[str, Lexicon] = {}
         for path in sorted(folder.glob("*.json")):
             obj = json.loads(path.read_text(encoding="utf-8"))
-            words = {_key(k): v for k, v in obj.get("words", {}).items() if _key(k)}
+            elided = bool(obj.get("elision", False))
+            words = {_entry(k, elided): v for k, v in obj.get("words", {}).items() if _key(k)}
             folded: dict[str, str] = {}
             for key, value in words.items():
                 folded.setdefault(fold_name(key), value)
             found[obj["language"]] = Lexicon(
                 obj["language"], obj.get("name", obj["language"]),
                 frozenset(fold_name(w) for w in obj.get("function_words", ())), words, folded,
-                bool(obj.get("verb_last", False)), bool(obj.get("elision", False)),
+                bool(obj.get("verb_last", False)), elided,
                 {_key(k): v for k, v in obj.get("after_noun", {}).items()},
                 bool(obj.get("compounds", False)),
                 tuple((re.compile(p["match"], re.IGNORECASE), p["english"])
