@@ -197,3 +197,28 @@ def test_a_tie_of_works_titled_alike_is_read_as_the_person_the_name_also_names(
     count = names.answer("How many portraits of Jeff Bezos are in the collection?")
     assert count.status == "answered" and count.count == 3, count.text
     assert names.answer("who made Jeff Bezos").status == "ambiguous"
+
+
+def test_works_of_a_type_are_left_out_when_the_question_says_not(
+        names: ExactAnswerer) -> None:
+    # Will Barnet made one painting ("Night"), two prints and an untyped "Leopard"
+    listed = names.answer("works by Will Barnet that aren't paintings")
+    assert listed.status == "answered" and listed.count is None
+    assert "“Woman Reading”" in listed.text and "“Leopard”" in listed.text
+    assert "“Night”" not in listed.text and "1 painting left out" in listed.text
+    counted = names.answer("How many of Will Barnet's works are not prints?")
+    assert counted.status == "answered" and counted.count == 2, counted.text
+
+
+def test_names_that_are_no_one_missing_name_are_not_proven_absent(
+        names: ExactAnswerer) -> None:
+    # the first words of a firm's name; two names parted by a comma; a name beside the
+    # first word of a type of two words
+    for question in ("works by Nagel & Weingaertner",
+                     "Remington, Fenton or Kelly: who was born first?",
+                     "kelly planographic prints",
+                     "¿Cuántas obras se hicieron en Cabo Cañaveral?"):  # Cape, translated
+        answer = names.answer(question)
+        assert answer.status != "not_found", (question, answer.text)
+    firm = names.answer("works by Nagel & Weingaertner")
+    assert firm.status == "answered" and "“Frances Wright”" in firm.text

@@ -38,6 +38,7 @@ from llama_index_crm.exact.name_span import (
     NAME_JOINERS,
     PLACE_WORDS,
     agrees,
+    at_edge,
     every_word_near,
     holds_most,
     latin_words,
@@ -155,6 +156,21 @@ class AbsenceCheck:
         self._statements: list[str] | None = None
         self._sound_keys: dict[str, str] | None = None
 
+    def _listed(self, text: str, question: str) -> str | None:
+        """Why ``text`` is no one name: a comma in the question parts its words, and
+        each part names nodes of the graph ("Heade, Durrie": two painters), if so."""
+        words = [re.escape(w) for w in text.split()]
+        if len(words) < 2 or self.names is None:
+            return None
+        typed = re.search(r"[\s,;]+".join(words), question, re.IGNORECASE)
+        if typed is None or "," not in typed.group() and ";" not in typed.group():
+            return None
+        parts = [p.strip() for p in re.split(r"[,;]", typed.group()) if p.strip()]
+        if len(parts) > 1 and all(self.names.lookup(p, fuzzy=False, partial=False)
+                                  for p in parts):
+            return f"“{text}” is a list of names ({'; '.join(parts)}), not one"
+        return None
+
     def check(self, text: str, question: str, vocabulary: frozenset[str] | set[str] = frozenset(),
               *, foreign: bool = False, verbs: frozenset[str] = frozenset(),
               elsewhere: Sequence[Candidate] = (),
@@ -171,6 +187,9 @@ class AbsenceCheck:
                 typed_lower_word(question, opening[0]):
             return Proof(text, False, f"“{text}” opens with “{opening[0]}”, which no name "
                          f"of a question does")  # "how many shows included both hopper …"
+        listed = self._listed(text, question)
+        if listed is not None:  # "Heade, Durrie or Peter Moran: who was born first?"
+            return Proof(text, False, listed)
         typed = self._type_tail(text, question)
         if typed is not None:  # "Andy Warhol Marilyn screenprints": works of a type
             return Proof(text, False, typed)
@@ -192,6 +211,11 @@ class AbsenceCheck:
             window = name_window(question, text, whole)
             return Proof(window, False, f"“{text}” is part of the name “{whole}”, which the "
                          f"question holds", whole if window != whole else None, named=True)
+        edge = next((c.name for c in elsewhere if c.how == "partial" and
+                     c.category in expected and at_edge(text, c.name)), None)
+        if edge is not None:  # "by Nagel & Weingaertner": the lithography company so named
+            return Proof(text, False, f"“{text}” begins or ends the name “{edge}”", edge,
+                         named=True)
         span = name_span(question, text)  # "Starry" of "The Starry Night"
         named = next((c for c in elsewhere if c.how in EXISTING
                       and (span is None or agrees(span, c.name))), None)
@@ -210,6 +234,10 @@ class AbsenceCheck:
         if trimmed is not None:  # "times moynihan": an ordinary word stuck to a name
             return Proof(text, False, f"“{text}” holds the name “{trimmed}” beside "
                          f"ordinary words")
+        beside = self._beside_name(text, question) if foreign else None
+        if beside is not None:  # "Cabo Cañaveral": Cape Canaveral, its first word translated
+            return Proof(text, False, f"“{text}” stands beside “{beside[0]}”, a word of "
+                         f"the name “{beside[1]}”, in a translated question")
         edged = self._edged(text)
         if edged is not None:  # "Lionel Feininger Geburtsjahr": a word of another language
             return Proof(text, False, f"“{text}” holds “{edged[0]}”, close to “{edged[1]}”, "
@@ -263,6 +291,23 @@ class AbsenceCheck:
                 return Proof(text, False, f"“{text}” may be spelt “{' '.join(spelt)}” in the "
                                           f"graph")
         return self._unstated(span if widened and span else text)
+
+    def _beside_name(self, text: str, question: str) -> tuple[str, str] | None:
+        """A word typed next to ``text`` (one word) that is one of the two words of a name
+        ("Cabo" before "Cañaveral": "Canaveral, Cape"), if any: (the word, the name)."""
+        if " " in text.strip() or self.names is None:
+            return None
+        word = r"([^\W\d_][\w'’-]*)"
+        for pattern in (rf"\b{re.escape(text)}\s+{word}", rf"{word}\s+{re.escape(text)}\b"):
+            match = re.search(pattern, question)
+            if match is None:
+                continue
+            other = fold_name(match.group(1))
+            for c in self.names.lookup(match.group(1), fuzzy=False, partial=False):
+                words = fold_name(c.name).split()
+                if len(words) == 2 and other in words:  # "Canaveral, Cape" as well
+                    return match.group(1), c.name
+        return None
 
     def _edged(self, text: str) -> tuple[str, str] | None:
         """The words of ``text`` but a first or last one no name of the graph has, when
@@ -543,7 +588,12 @@ class AbsenceCheck:
         rest = " ".join(words[:-1])
         vocabulary = self.names.vocabulary
         known = all(_in_sorted(vocabulary, w) for w in fold_name(rest).split())
-        if not known or not any(last.endswith(t) for t in self._types if len(t) >= 4):
+        after = re.search(re.escape(text) + r"\s+([^\W\d_][\w-]*)", question)
+        # "kitaj planographic prints": the type's first word closes the span
+        joined = f"{words[-1]} {singularise(after.group(1))}" \
+            if after is not None and after.group(1).islower() else ""
+        if not known or not any(last.endswith(t) for t in self._types if len(t) >= 4) and \
+                not (joined and self.names.exact(joined, ["Concept"])):
             return None  # "screenprint": a print
         return f"“{words[-1]}” is a type of works of the graph, and the words of “{rest}” are " \
             f"words of its names"

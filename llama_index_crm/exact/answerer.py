@@ -224,6 +224,9 @@ class ExactAnswerer(Readings, Retries, Comparisons):
         both = self._conjoined(asked, history, language)
         if both is not None:  # "when was X born, and when did she die?"
             return both
+        left = self._excluding(asked, history, language)
+        if left is not None:  # "works by X that aren't paintings"
+            return left
         kinds = self._two_kinds(asked, history, language)
         if kinds is not None:  # "which churches and monasteries are in X"
             return kinds

@@ -48,6 +48,14 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Levenshtein
 
+from llama_index_crm.exact.person_names import (
+    NAME_SUFFIXES,
+    generation_penalty,
+    max_edits,
+    person_keys,
+    qualified_penalty,
+    same_given_name,
+)
 from llama_index_crm.exact.plan import Anchor
 from llama_index_crm.query.conversation import word_set
 from llama_index_crm.query.lexicon import singularise
@@ -61,12 +69,6 @@ _GREEK_ENDINGS = (("ασ", ("α",)), ("ησ", ("η",)), ("ου", ("οσ", "ο"))
                   ("η", ("ησ",)), ("α", ("ασ",)), ("ων", ("εσ", "οι", "α")))
 """Folded Greek case endings and the endings of the forms names are labelled in (the
 genitive "Σολέας" of "Σολέα", "Αγίου" of "Άγιος")."""
-
-
-PAREN_GIVEN = re.compile(r"^\s*([^\W\d_]+)\s+\(([^\W\d_]+)\)\s+([^()]+?)\s*$")
-"""A given name with another in brackets before the surname ("Jean (Hans) Arp")."""
-SPELT_SUFFIXES = {"sr": "senior", "jr": "junior", "senior": "sr", "junior": "jr"}
-"""A generation suffix and its other spelling ("William Jacob Hays Sr." typed "Senior")."""
 
 
 def greek_cases(key: str, most: int = 16) -> list[str]:
@@ -110,10 +112,6 @@ MAX_SPAN = 24
 """Longest phrase (in words) the scan compares with names."""
 MIN_PARTIAL_WORDS = 3
 """A partial title match needs at least this many content words."""
-MAX_INITIALED = 4
-"""Words of a person's name from which on it is not also known by initials (a firm's)."""
-MIN_SURNAME = 3
-"""Letters the last name needs for a name to be known by its initials ("Azucena S.r.L.")."""
 MIN_ACRONYM_WORDS = 3
 """Names of at least this many words are also known by their initials."""
 SHARED_NAME_NODES = 3
@@ -126,31 +124,8 @@ Panagia Podithou, after which its frescoes are named); "church" names none."""
 MIN_WORD_CHARS = 5
 STOP_WORDS = word_set("the a an of and in on at to for with by from or")
 """Words a title may gain or lose ("Battle at La Hogue" ↔ "The Battle at La Hogue")."""
-NAME_SUFFIXES = word_set("""
-the younger elder jr sr junior senior ra ara pra rba rwa frs ii iii iv""")
-"""Words after a surname ("Thomas Cadell the younger", "Francesco Bartolozzi RA")."""
-PARTICLES = word_set("van von de der den da di del della du le la ter ten")
-"""Particles that belong to a surname ("van Dyck", "de Loutherbourg")."""
-QUALIFIERS = word_set("""
-circle follower followers school workshop studio manner style after attributed copy
-imitator pupil""")
-"""First words of names that stand for someone near a person ("circle of Benjamin West"):
-a lone surname prefers the person."""
-QUALIFIED_PENALTY = 0.05
-GENERATIONS = word_set("jr sr junior senior ii iii iv younger elder")
-"""Suffixes that tell a person from a namesake of another generation ("Ulysses Simpson
-Grant, Jr.", "… III"): a name typed without one prefers the namesake without one."""
 _PARENTHESES = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
 _LIFE_DATES = re.compile(r",?\s*(?:b\.|d\.|active|fl\.|born|died)?\s*\d{3,4}\s*[-–]\s*\d{0,4}\s*$")
-
-
-def max_edits(word: str) -> int:
-    """Edits a misspelt word may have: none under 5 letters, 1 from 5, 2 from 9.
-
-    >>> max_edits("west"), max_edits("green"), max_edits("gainsborough")
-    (0, 1, 2)
-    """
-    return 0 if len(word) < 5 else 1 if len(word) < 9 else 2
 
 
 def content_key(key: str) -> str:
@@ -234,45 +209,6 @@ def _inverted(name: str) -> str | None:
     return fold_name(f"{parts[1]} {parts[0]}")
 
 
-NICKNAMES = {nick: full for full, nicks in {
-    "james": "jim jimmy jamie", "william": "bill billy will willy", "thomas": "tom tommy",
-    "robert": "bob bobby rob robbie bert", "richard": "dick rick ricky", "edward": "ned ted eddie",
-    "john": "jack johnny", "henry": "harry hal hank", "margaret": "peggy maggie meg",
-    "elizabeth": "betty beth liz lizzie bess", "charles": "charlie chuck", "frederick": "fred",
-    "joseph": "joe", "samuel": "sam", "daniel": "dan danny", "anthony": "tony",
-    "katherine": "kate kitty", "catherine": "kate kitty", "mary": "molly polly",
-    "alexander": "alex sandy", "benjamin": "ben", "nicholas": "nick", "francis": "frank",
-    "lawrence": "larry", "theodore": "ted teddy", "patrick": "pat", "susan": "sue",
-    "dorothy": "dolly dot", "ann": "nancy", "anne": "nancy", "helen": "nell nellie",
-}.items() for nick in nicks.split()}
-"""Everyday forms of English first names ("jim whistler" names James McNeill Whistler)."""
-
-
-def _same_given_name(word: str, name: str) -> bool:
-    """Whether ``word`` may be the first name of ``name``: one begins the other ("philip",
-    "Philippos Goul"), it is an everyday form ("jim", "James") or it is misspelt ("jhon")."""
-    given = fold_name(name.split(",", 1)[1] if "," in name else name).split()[:1]
-    if not given or len(given[0]) < 3:
-        return False
-    other = given[0]
-    return other.startswith(word) or word.startswith(other) or \
-        NICKNAMES.get(word) == other or Levenshtein.distance(word, other) <= max_edits(other)
-
-
-def surname_of(key: str, inverted: bool) -> str | None:
-    """A person's surname from a folded name key ("thomas cadell the younger" → "cadell")."""
-    words = key.split()
-    if inverted:  # "larrabee constance stuart" was "Larrabee, Constance Stuart"
-        words = words[:1]
-    while len(words) > 1 and words[-1] in NAME_SUFFIXES:
-        words.pop()
-    if (len(words) < 2 and not inverted) or not words or len(words[-1]) < 3:
-        return None
-    if len(words) > 2 and words[-2] in PARTICLES:
-        return " ".join(words[-2:])
-    return words[-1]
-
-
 class NameIndex:
     """Every name of the graph's nodes, by key, for linking phrases of questions.
 
@@ -327,41 +263,11 @@ class NameIndex:
 
     def _person_keys(self, row: int, key: str, how: str) -> None:
         """Surname, name without suffixes, first and last name of a person."""
-        inverted = how == "inverted"
-        surname = surname_of(key if not inverted else fold_name(
-            self.rows[row].name.split(",")[0]), inverted)
+        surname, keys = person_keys(self.rows[row].name, key, how)
         if surname:
             self._surnames.setdefault(surname, set()).add(row)
-        other = PAREN_GIVEN.match(self.rows[row].name)  # "Jean (Hans) Arp": "hans arp" too
-        if other is not None and how == "exact":
-            for given in other.group(1, 2):
-                self._add(fold_name(f"{given} {other.group(3)}"), row, "stripped")
-        words = key.split()
-        if len(words) > 2 and words[-1] in SPELT_SUFFIXES:  # "hays sr": "hays senior"
-            self._add(" ".join([*words[:-1], SPELT_SUFFIXES[words[-1]]]), row, "stripped")
-        while len(words) > 2 and words[-1] in NAME_SUFFIXES:
-            words.pop()
-        if len(words) >= 2 and " ".join(words) != key:
-            self._add(" ".join(words), row, "stripped")
-        if len(words) >= 3 and words[0] not in QUALIFIERS:
-            last = surname or words[-1]
-            self._add(f"{words[0]} {last}", row, "short name")
-            if len(words) == 3 and len(words[1]) > 1:  # "louis i kahn": Louis Isadore Kahn
-                self._add(f"{words[0]} {words[1][0]} {words[2]}", row, "short name")
-        last = surname if surname and " ".join(words).endswith(f" {surname}") else \
-            words[-1] if len(words) >= 2 else ""
-        given = words[:len(words) - len(last.split())] if last else []
-        if given and words[0] not in QUALIFIERS and len(words) > MAX_INITIALED and \
-                len(last) >= MIN_SURNAME and all(w.isalpha() for w in words):
-            # "w de la montagne cary": the first given name's initial, the rest as written
-            self._add(" ".join([given[0][0], *given[1:], last]), row, "initials")
-        if given and words[0] not in QUALIFIERS and len(words) <= MAX_INITIALED and \
-                len(last) >= MIN_SURNAME and all(w.isalpha() for w in words):
-            # "j s copley", "e mcknight kauffer"; no firm's name ("A. L. Hirsch and Co.")
-            self._add(" ".join([*(w[0] for w in given), last]), row, "initials")
-            if len(given) >= 2:  # "e mcknight kauffer", "w leigh"
-                self._add(" ".join([given[0][0], *given[1:], last]), row, "initials")
-                self._add(f"{given[0][0]} {last}", row, "initials")
+        for other, kind in keys:
+            self._add(other, row, kind)
 
     def _acronym_keys(self, row: int, key: str) -> None:
         """Initials of a name of three words or more, with and without its stop words
@@ -484,7 +390,7 @@ class NameIndex:
         if rest and len(first) >= 3:  # "philip goul": a surname after a first name variant
             found = self._candidates(((r, "given name", SCORES["given name"])
                                       for r in self._surnames.get(rest, ())
-                                      if _same_given_name(first, self.rows[r].name)),
+                                      if same_given_name(first, self.rows[r].name)),
                                      categories)
             if found:
                 return found
@@ -495,15 +401,10 @@ class NameIndex:
                                  for r in rows), categories)
 
     def _generation(self, row: int, key: str) -> float:
-        """A penalty for a name whose generation suffix the key lacks ("ulysses s grant"
-        names Ulysses Simpson Grant before his son, "… Grant, Jr.")."""
-        words = fold_name(self.rows[row].name).split()
-        last = words[-1] if words else ""
-        return QUALIFIED_PENALTY if last in GENERATIONS and last not in key.split() else 0.0
+        return generation_penalty(self.rows[row].name, key)
 
     def _qualified(self, row: int) -> float:
-        first = fold_name(self.rows[row].name).split()[:1]
-        return QUALIFIED_PENALTY if first and first[0] in QUALIFIERS else 0.0
+        return qualified_penalty(self.rows[row].name)
 
     def corrections(self, word: str) -> list[tuple[str, int]]:
         """Words of the graph's names within :func:`max_edits` of ``word``, nearest first."""

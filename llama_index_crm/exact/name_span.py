@@ -189,6 +189,16 @@ def holds_most(question: str, name: str) -> bool:
     return len(words) >= 2 and sum(w in asked for w in words) >= HELD_SHARE * len(words)
 
 
+def at_edge(text: str, name: str) -> bool:
+    """Whether the words of ``text`` (two or more) begin or end ``name``, small joining
+    words aside ("Nagel Weingaertner" of "Nagel & Weingaertner Lithography Company")."""
+    small = NAME_JOINERS | {"and"}
+    typed = [w for w in fold_name(text).split() if w not in small]
+    words = [w for w in fold_name(name).split() if w not in small]
+    return 2 <= len(typed) < len(words) and (words[:len(typed)] == typed
+                                             or words[-len(typed):] == typed)
+
+
 def name_window(question: str, text: str, name: str) -> str:
     """The words of ``question`` around ``text`` that are words of ``name`` (or small words
     between them), as typed: what to replace by the name ("Holy Cross church of

@@ -30,7 +30,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from llama_index_crm.exact.linking import (
-    NAME_SUFFIXES,
     STOP_WORDS,
     Candidate,
     Mention,
@@ -39,7 +38,6 @@ from llama_index_crm.exact.linking import (
     TrialLink,
     Unresolved,
     link_name,
-    max_edits,
 )
 from llama_index_crm.exact.parse_ops import OperationParts
 from llama_index_crm.exact.parse_words import (
@@ -79,6 +77,7 @@ from llama_index_crm.exact.parse_words import (
     fits,
     pronoun_fits,
 )
+from llama_index_crm.exact.person_names import NAME_SUFFIXES, max_edits
 from llama_index_crm.exact.plan import Anchor, ValueFilter
 from llama_index_crm.exact.relations import Relation, RelationLexicon
 from llama_index_crm.exact.vocabulary import QuestionWords

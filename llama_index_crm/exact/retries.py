@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from llama_index_crm.exact.described import DescribedNames
 from llama_index_crm.exact.empty import CLOSE_OTHER
+from llama_index_crm.exact.exclusion import excluded
 from llama_index_crm.exact.language import Lexicon
 from llama_index_crm.exact.linking import CLOSE_LINKS, Missing, Unresolved, greek_cases
 from llama_index_crm.exact.name_span import agrees, name_span
@@ -24,6 +25,7 @@ from llama_index_crm.exact.parse_words import DETERMINERS
 from llama_index_crm.exact.plan import Anchor, rebound
 from llama_index_crm.exact.typed_roles import typed_role_plans
 from llama_index_crm.exact.yes_no import checked_question
+from llama_index_crm.query.lexicon import singularise
 from llama_index_crm.storage.names import fold_name
 
 if TYPE_CHECKING:
@@ -154,6 +156,40 @@ class Retries:
         note = titled if said in answer.text else \
             f"{said}the {noun} {self.names.display(best[0].node)}; {titled}"
         return replace(answer, text=f"{answer.text} ({note})")
+
+    def _excluding(self, asked: str, history: Sequence[tuple[str, str]],
+                   language: str) -> ExactAnswer | None:
+        """"works by X that aren't paintings": the works by X with the paintings by X
+        kept out (:mod:`.exclusion`), when both are read and the type is one the graph
+        gives; None otherwise."""
+        read = excluded(asked)
+        if read is None:
+            return None
+        whole = self._answer(read.whole, history, None, language)
+        part = self._answer(read.part, history, None, language)
+        if part.status != "answered" and read.by is not None:  # "planographic prints by kitaj"
+            part = self._answer(read.by, history, None, language)
+        if whole.status != "answered" or part.status != "answered" or \
+                whole.plan is None or part.plan is None or part.result is None:
+            return None
+        said = {singularise(fold_name(t)) for t in part.plan.variables[0].types}
+        anchors = {a.node for a in part.plan.anchors}
+        if not any(read.noun.endswith(t) for t in said) or \
+                len(part.result.items) != part.result.total or \
+                not {a.node for a in whole.plan.anchors} <= anchors:
+            return None
+        var = whole.plan.variables[0]
+        left = tuple(item.uri for item in part.result.items)
+        plan = replace(whole.plan, question=asked, variables=(
+            replace(var, exclude=(*var.exclude, *left)), *whole.plan.variables[1:]))
+        answer = self.execute(plan)
+        if answer.status != "answered":
+            return None
+        kind = singularise(read.type) if len(left) == 1 else read.type
+        note = f"({len(left)} {kind} left out, as asked)"
+        text = re.sub(r"\(\d+ left out as asked\)", note, answer.text, count=1)
+        return replace(answer, text=text if note in text else f"{text} {note}",
+                       language=language)
 
     def _descriptions(self, asked: str) -> list[tuple[str, str]]:
         """Readings with a node described by a class noun and words of its name put by
