@@ -480,3 +480,25 @@ def test_a_decade_in_words_is_the_decade(lang: str, question: str) -> None:
     lexicon = Lexicons.default().get(lang)
     assert lexicon is not None
     assert "fifties" in lexicon.translate(question, [])
+
+
+@pytest.mark.parametrize("question", [
+    "where else did the painter of the Holy Cross of Agiasmati paint?",
+    "Où le peintre de la Sainte-Croix d'Agiasmati a-t-il travaillé par ailleurs ?",
+    "Wo hat der Maler des Heiligen Kreuzes von Agiasmati sonst noch gemalt?",
+    "Dove altro ha dipinto il pittore della Santa Croce di Agiasmati?",
+    "Πού αλλού ζωγράφισε ο ζωγράφος του Σταυρού του Αγιασμάτι;",
+])
+def test_where_else_a_painter_painted_in_five_languages(exact: ExactAnswerer,
+                                                        question: str) -> None:
+    # Philippos Goul signed Agiasmati; Palaichori is his by attribution: "where else" asks
+    # for his other works, not where Agiasmati is
+    answer = ask(exact, question)
+    assert answer.status == "answered", answer.plan_text
+    assert "Palaichori" in answer.text and "is located in" not in answer.text
+
+
+def test_words_of_a_term_typed_in_lower_case_are_no_missing_name(exact: ExactAnswerer) -> None:
+    # "single aisled" begins the type "single-aisled church": never "no artist named so"
+    answer = ask(exact, "which churches are single-aisled AND have a steep timber roof?")
+    assert answer.status != "not_found", answer.text

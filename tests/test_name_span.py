@@ -222,3 +222,23 @@ def test_names_that_are_no_one_missing_name_are_not_proven_absent(
         assert answer.status != "not_found", (question, answer.text)
     firm = names.answer("works by Nagel & Weingaertner")
     assert firm.status == "answered" and "“Frances Wright”" in firm.text
+    # a title's first words are no proof of anything: "Mona Lisa" is absent
+    assert names.answer("Who painted the Mona Lisa?").status == "not_found"
+
+
+@pytest.mark.parametrize("question", [
+    "Which of Beatrice Fenton, Thomas Kelly and John Potter was born earliest?",
+    "Fenton, Thomas Kelly or John Potter: who was born first?",
+    "Beatrice Fenton, John Potter, Thomas Kelly — which one was born earliest?",
+])
+def test_three_names_are_compared_two_at_a_time(names: ExactAnswerer, question: str) -> None:
+    # born 1887, 1870 and 1900
+    answer = names.answer(question)
+    assert answer.status == "answered" and answer.text.startswith("Thomas Kelly"), answer.text
+    assert "1887" in answer.text and "1900" in answer.text
+
+
+def test_a_tie_among_three_names_crowns_no_one(names: ExactAnswerer) -> None:
+    # Beatrice Fenton and Jane Potter were both born in 1887, Thomas Kelly in 1870
+    answer = names.answer("Which of Beatrice Fenton, Jane Potter and Thomas Kelly was born last?")
+    assert not answer.text.startswith(("Beatrice Fenton,", "Jane Potter,")), answer.text

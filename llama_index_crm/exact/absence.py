@@ -166,8 +166,7 @@ class AbsenceCheck:
         if typed is None or "," not in typed.group() and ";" not in typed.group():
             return None
         parts = [p.strip() for p in re.split(r"[,;]", typed.group()) if p.strip()]
-        if len(parts) > 1 and all(self.names.lookup(p, fuzzy=False, partial=False)
-                                  for p in parts):
+        if len(parts) > 1 and all(self.names.lookup(p, partial=False) for p in parts):
             return f"“{text}” is a list of names ({'; '.join(parts)}), not one"
         return None
 
@@ -211,8 +210,12 @@ class AbsenceCheck:
             window = name_window(question, text, whole)
             return Proof(window, False, f"“{text}” is part of the name “{whole}”, which the "
                          f"question holds", whole if window != whole else None, named=True)
-        edge = next((c.name for c in elsewhere if c.how == "partial" and
-                     c.category in expected and at_edge(text, c.name)), None)
+        # a firm's first words ("Nagel & Weingaertner"), a term's in lower case ("single
+        # aisled"); never a title's ("Mona Lisa" of "Mona Lisa and little girls")
+        edge = next((c.name for c in elsewhere if c.how == "partial" and (
+            c.category == "Actor" and "Actor" in expected
+            or c.category == "Concept" and text.islower())
+            and at_edge(text, c.name)), None)  # "single aisled": a term, in lower case
         if edge is not None:  # "by Nagel & Weingaertner": the lithography company so named
             return Proof(text, False, f"“{text}” begins or ends the name “{edge}”", edge,
                          named=True)

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from llama_index_crm.exact.compare_many import knockout, listed_names
 from llama_index_crm.exact.outcome import ExactAnswer
 from llama_index_crm.exact.plan import Anchor, ExactPlan, Variable
 from llama_index_crm.exact.understanding import Understanding, Word
@@ -69,6 +70,10 @@ STRONG = 0.85
 """How well each of the two phrases must name a node (a surname alone, at least)."""
 LOOSE = frozenset({"partial", "misspelling"})
 MAX_NAME_WORDS = 12
+MAX_LIST_NAME = 5
+"""Words of one name of a list of three or more ("Anna Hyatt Huntington")."""
+LISTED = 0.75
+"""How well each name of such a list must name a node (a misspelling, at least)."""
 _STOP = re.compile(r"[,;:?!()\[\]]")
 _WORD = re.compile(r"[^\W_][\w'’\-.]*", re.UNICODE)
 _OR = re.compile(r"\bor\b", re.IGNORECASE)
@@ -152,7 +157,11 @@ class Comparisons:
 
     def _compared(self, asked: str, language: str) -> ExactAnswer | None:
         """The answer to a comparison of two named nodes, or None when ``asked`` is none
-        (or names something not found, or two kinds of node): the other readings then."""
+        (or names something not found, or two kinds of node): the other readings then.
+        Three names or more are compared two at a time (:mod:`.compare_many`)."""
+        listed = listed_names(asked, self._listed_spans(asked)) if asked.count(",") else None
+        if listed is not None:
+            return knockout(asked, listed, lambda q: self._compared(q, language))
         found = self._comparison(asked)
         if found is None:
             return None
@@ -257,6 +266,27 @@ class Comparisons:
         if not rest and kind == "date":
             compared = replace(compared, kind="age")
         return compared, kinds
+
+    def _listed_spans(self, text: str) -> list[tuple[int, int]]:
+        """Character spans of the capitalised phrases of ``text`` that name people or
+        works (a misspelling forgiven: "Charles Wilson Peale"), longest first."""
+        words = [(m.start(), m.end()) for m in _WORD.finditer(text)]
+        spans: list[tuple[int, int]] = []
+        i = 0
+        while i < len(words):
+            for size in range(min(len(words) - i, MAX_LIST_NAME), 0, -1):
+                phrase = text[words[i][0]:words[i + size - 1][1]]
+                if not phrase[:1].isupper() or phrase.split()[-1].islower() or \
+                        re.search(r"[,;:?!()\[\]—–]", phrase) or \
+                        fold_name(phrase) in QUESTION_WORDS or fold_name(phrase) in COMPARATIVES:
+                    continue
+                if any(c.score >= LISTED for c in self.names.lookup(phrase, ["Actor", "Thing"])):
+                    spans.append((words[i][0], words[i + size - 1][1]))
+                    i += size
+                    break
+            else:
+                i += 1
+        return spans
 
     def _named(self, text: str, words: list[tuple[int, int]],
                from_end: bool) -> tuple[int, int, list[str]] | None:

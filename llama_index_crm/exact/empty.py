@@ -87,6 +87,14 @@ class EmptyCheck:
                 return kind
         return None
 
+    def _names_a_term(self, words: str) -> bool:
+        """Whether folded ``words`` name a term of the graph, in the singular too
+        ("black and white photographs": the type "black-and-white photograph")."""
+        if self.names is None:
+            return False
+        singular = " ".join([*words.split()[:-1], singularise(words.split()[-1])])
+        return any(self.names.exact(w, ["Concept"]) for w in dict.fromkeys((words, singular)))
+
     def unproven(self, result: ExactResult) -> str | None:
         """Why the absence ``result`` states is not proven (None: it is, or none is stated)."""
         if self.data is None:
@@ -100,6 +108,10 @@ class EmptyCheck:
             return "the plan's path ranks none of the members it counts"
         if not result.total and any(c.forms for v in plan.variables for c in v.filters):
             return "no title holds the words the plan read in place of a relation"
+        typed = [c.contains for v in plan.variables for c in v.filters
+                 if c.contains and self._names_a_term(c.contains)]
+        if not result.total and typed:  # "black-and-white photographs given by X": a type
+            return f"“{typed[0]}” names a type of the graph, read as words of a text"
         if not result.total and result.missing_relations and not plan.anchors:
             # "artists shown in four poster artists": a relation no triple records, read
             # from a question that names nothing the plan could check the reading on
